@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree build of Rift against installed kernel headers.
+#
+#   make               build every module (KDIR defaults to the newest
+#                      Debian headers that also have a bootable image)
+#   make check         every test: unit, fuzz, W=1, sparse, checkpatch,
+#                      kernel-doc, then the VM selftests
+#   make demo          boot a VM over Soft-RoCE and show Rift at work
+#   make selftest T=x  run one selftest in the VM (developer loop)
+#   make install       modules_install + depmod (real RDMA hosts)
+
+KVER ?= $(shell $(CURDIR)/tools/kver.sh 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+
+# The tree is laid out like drivers/: Kconfig symbols select the objects.
+# Out of tree there is no .config, so every module is built as =m here.
+RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
+	       CONFIG_RIFT_TEST=m CONFIG_RIFTBLK_CLIENT=m \
+	       CONFIG_RIFTBLK_SERVER=m
+
+KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
+
+.PHONY: all modules deps check demo selftest unit fuzz install clean help
+
+all modules: kdir
+	$(KMAKE) modules
+
+.PHONY: kdir
+kdir:
+	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "rift: no kernel headers at '$(KDIR)'; installing dependencies"; \
+		$(CURDIR)/tools/deps.sh || exit 1; \
+		kv=$$($(CURDIR)/tools/kver.sh) && \
+		[ -f /lib/modules/$$kv/build/Makefile ] || \
+		{ echo "rift: still no kernel headers; set KDIR=" >&2; exit 1; }; \
+	fi
+
+deps:
+	$(CURDIR)/tools/deps.sh
+
+check:
+	$(CURDIR)/tools/check.sh
+
+demo:
+	$(CURDIR)/tools/demo.sh
+
+selftest:
+	@[ -n "$(T)" ] || { echo "usage: make selftest T=<name>" >&2; exit 2; }
+	$(CURDIR)/tools/vm/run-selftests.sh $(T)
+
+unit:
+	$(MAKE) -C tools/unit run
+
+fuzz:
+	$(MAKE) -C tools/fuzz run
+
+install: modules
+	$(KMAKE) modules_install
+	depmod -a $(KVER)
+
+clean:
+	-[ -f "$(KDIR)/Makefile" ] && $(KMAKE) clean
+	-$(MAKE) -C tools/unit clean
+	-$(MAKE) -C tools/fuzz clean
+	rm -rf build

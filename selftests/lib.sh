@@ -1,0 +1,232 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for Rift's kselftests: KTAP output, deferred cleanup, loading
+# the modules from the tree, Soft-RoCE links.  Sourced by every test; a
+# test runs as root, inside the VM harness or on a real host.
+
+RIFT_TREE=${RIFT_TREE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+RIFT_OUT=${RIFT_OUT:-/tmp}
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+__ktap_n=0
+__ktap_pass=0
+__ktap_fail=0
+__ktap_skip=0
+
+ktap_header()
+{
+	echo "KTAP version 1"
+}
+
+ktap_plan()
+{
+	echo "1..$1"
+}
+
+ktap_pass()
+{
+	__ktap_n=$((__ktap_n + 1))
+	__ktap_pass=$((__ktap_pass + 1))
+	echo "ok $__ktap_n $*"
+}
+
+ktap_fail()
+{
+	__ktap_n=$((__ktap_n + 1))
+	__ktap_fail=$((__ktap_fail + 1))
+	echo "not ok $__ktap_n $*"
+}
+
+# ktap_skip DESC REASON
+ktap_skip()
+{
+	__ktap_n=$((__ktap_n + 1))
+	__ktap_skip=$((__ktap_skip + 1))
+	echo "ok $__ktap_n $1 # SKIP $2"
+}
+
+ktap_info()
+{
+	echo "# $*"
+}
+
+# ktap_check DESC CMD...: one test point, passing iff CMD succeeds.
+ktap_check()
+{
+	local desc=$1
+	shift
+	if "$@"; then
+		ktap_pass "$desc"
+	else
+		ktap_fail "$desc"
+	fi
+}
+
+# The whole test cannot run here (exit 4, as kselftest expects).
+ktap_skip_all()
+{
+	echo "1..0 # SKIP $*"
+	exit $KSFT_SKIP
+}
+
+ktap_finished()
+{
+	echo "# Totals: pass:$__ktap_pass fail:$__ktap_fail skip:$__ktap_skip"
+	if [ $__ktap_fail -gt 0 ]; then
+		exit $KSFT_FAIL
+	fi
+	if [ $__ktap_pass -eq 0 ] && [ $__ktap_skip -gt 0 ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+# defer CMD ARGS...: run at exit, last deferred first, even on failure,
+# so a test leaves the machine as it found it for the next one.
+__rift_deferred=()
+defer()
+{
+	__rift_deferred+=("$(printf '%q ' "$@")")
+}
+
+__rift_run_deferred()
+{
+	local i
+	for ((i = ${#__rift_deferred[@]} - 1; i >= 0; i--)); do
+		eval "${__rift_deferred[i]}" >/dev/null 2>&1 || true
+	done
+	__rift_deferred=()
+}
+trap __rift_run_deferred EXIT
+
+rift_require_root()
+{
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "must run as root"
+}
+
+# rift_wait_until SECONDS CMD...: poll CMD until it succeeds.
+rift_wait_until()
+{
+	local end=$((SECONDS + $1))
+	shift
+	while ! "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.2
+	done
+}
+
+# Modules in load order; unload goes the other way.
+RIFT_MODULES=(rift/rift-core rift/rift-client rift/rift-server
+	      riftblk/riftblk-client riftblk/riftblk-server)
+
+rift_modname()
+{
+	basename "$1" | tr - _
+}
+
+rift_loaded()
+{
+	[ -d "/sys/module/$(rift_modname "$1")" ]
+}
+
+# rift_insmod PATH [PARAMS...]: load one module of the tree after the
+# kernel modules it depends on.
+rift_insmod()
+{
+	local ko=$RIFT_TREE/$1.ko d
+	shift
+	[ -f "$ko" ] || { echo "# $ko not built"; return 1; }
+	for d in $(modinfo -F depends "$ko" | tr , ' '); do
+		[ -d "/sys/module/$d" ] || modprobe "$d" 2>/dev/null || true
+	done
+	insmod "$ko" "$@"
+}
+
+rift_load_all()
+{
+	local m
+	for m in "${RIFT_MODULES[@]}"; do
+		rift_loaded "$m" || rift_insmod "$m" || return 1
+	done
+}
+
+rift_unload_all()
+{
+	local i m rc=0
+	for ((i = ${#RIFT_MODULES[@]} - 1; i >= 0; i--)); do
+		m=${RIFT_MODULES[i]}
+		if rift_loaded "$m"; then
+			rmmod "$(rift_modname "$m")" || rc=1
+		fi
+	done
+	return $rc
+}
+
+rift_rxe_prepare()
+{
+	# rdma_rxe computes the ICRC with crc32; without autoload in some
+	# initramfs setups the generic implementation must be there first.
+	modprobe crc32_generic 2>/dev/null
+	modprobe rdma_rxe && modprobe rdma_ucm && modprobe veth
+}
+
+# rift_rxe_pairs N: N links, each a veth pair riftaI/riftbI in one netns
+# with rxe on both ends: 198.18.I.1 (riftaI) <-> 198.18.I.2 (riftbI).
+# The addresses are RFC 2544 benchmarking space, private to the VM.
+rift_rxe_pairs()
+{
+	local i a b
+	rift_rxe_prepare || return 1
+	ip link set lo up
+	for ((i = 0; i < $1; i++)); do
+		a=rifta$i
+		b=riftb$i
+		ip link add "$a" type veth peer name "$b" || return 1
+		defer ip link del "$a"
+		ip addr add "198.18.$i.1/24" dev "$a"
+		ip addr add "198.18.$i.2/24" dev "$b"
+		ip link set "$a" up
+		ip link set "$b" up
+		# Both ends are local addresses; without accept_local rdma_cm
+		# cannot resolve the route from one to the other.
+		sysctl -qw net.ipv4.conf.all.accept_local=1 \
+			"net.ipv4.conf.$a.accept_local=1" \
+			"net.ipv4.conf.$b.accept_local=1"
+		rdma link add "rxe_$a" type rxe netdev "$a" || return 1
+		defer rdma link delete "rxe_$a"
+		rdma link add "rxe_$b" type rxe netdev "$b" || return 1
+		defer rdma link delete "rxe_$b"
+	done
+}
+
+# rift_rxe_eth0 ADDR: rxe on the VM's NIC (the two-VM link).
+rift_rxe_eth0()
+{
+	rift_rxe_prepare || return 1
+	ip link set lo up
+	ip link set eth0 up || return 1
+	ip addr add "$1/24" dev eth0 || return 1
+	defer ip addr del "$1/24" dev eth0
+	rdma link add rxe_eth0 type rxe netdev eth0 || return 1
+	defer rdma link delete rxe_eth0
+}
+
+# rift_rdma_link_active NAME: the rxe port is ACTIVE.
+rift_rdma_link_active()
+{
+	rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'
+}
+
+# Two-VM rendezvous through the results directory both VMs share.
+rift_sync_post()
+{
+	mkdir -p "$RIFT_OUT/sync"
+	echo "$2" > "$RIFT_OUT/sync/$1"
+}
+
+rift_sync_wait()
+{
+	rift_wait_until "$2" test -e "$RIFT_OUT/sync/$1"
+}

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# Host-side helpers of the VM harness, sourced by the tools/vm scripts.
+
+RIFT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RIFT_CACHE=${RIFT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rift}
+
+vm_die()
+{
+	echo "vm: $*" >&2
+	exit 1
+}
+
+# Kernel the VM boots: the one the modules are built against.
+vm_kver()
+{
+	if [ -n "${KVER:-}" ]; then
+		echo "$KVER"
+	else
+		"$RIFT_TOP/tools/kver.sh" || vm_die "no kernel with headers and image; run tools/deps.sh"
+	fi
+}
+
+# Build (once per kernel and init script) the busybox initramfs holding
+# just what is needed to mount the host root over 9p.
+vm_initrd()
+{
+	local kv=$1 tag r f
+	tag=$(cat "$RIFT_TOP/tools/vm/guest-init" "$RIFT_TOP/tools/vm/lib.sh" | sha1sum | cut -c1-12)
+	f="$RIFT_CACHE/initrd-$kv-$tag.gz"
+	if [ ! -f "$f" ]; then
+		mkdir -p "$RIFT_CACHE"
+		r=$(mktemp -d)
+		mkdir -p "$r"/{bin,sbin,proc,sys,dev,host} "$r/lib/modules/$kv"
+		cp /bin/busybox "$r/bin/"
+		for a in sh mount modprobe insmod chroot poweroff mkdir cat tr sed sync echo; do
+			ln -s busybox "$r/bin/$a"
+		done
+		for m in virtio_pci 9pnet_virtio 9p; do
+			modprobe -S "$kv" --show-depends "$m" | awk '/^insmod/{print $2}'
+		done | sort -u | while read -r k; do
+			mkdir -p "$r/$(dirname "$k")"
+			cp "$k" "$r/$k"
+		done
+		cp /lib/modules/"$kv"/modules.* "$r/lib/modules/$kv/"
+		printf '#!/bin/sh\nexec /bin/chroot /host /sbin/modprobe "$@"\n' > "$r/sbin/modprobe-host"
+		chmod +x "$r/sbin/modprobe-host"
+		cp "$RIFT_TOP/tools/vm/guest-init" "$r/init"
+		chmod +x "$r/init"
+		(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1 > "$f.tmp")
+		mv "$f.tmp" "$f"
+		rm -rf "$r"
+	fi
+	echo "$f"
+}
+
+# A free UDP port on loopback for the two-VM link.
+vm_free_port()
+{
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 20000))
+		if ! ss -Huan "sport = :$p" 2>/dev/null | grep -q .; then
+			echo "$p"
+			return 0
+		fi
+	done
+	vm_die "no free port"
+}

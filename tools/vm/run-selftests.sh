@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run Rift's selftests in VMs and print KTAP.
+#
+# usage: run-selftests.sh [TEST...]      (default: every test in selftests/)
+#
+# Single-VM tests share one boot.  A test that overruns its timeout is
+# killed inside the VM; if the VM itself hangs or dies, the host's
+# watchdog kills it, records the running test as failed and boots a fresh
+# VM for the tests that had not run.  Two-VM tests get a server and a
+# client VM joined by a UDP socket netdev.
+#
+# Results land in $RIFT_RESULTS (default build/selftests); the last line
+# is "selftests: N passed, N failed, N skipped"; exit 1 on any failure.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$RIFT_TOP/tools/vm/testmeta.sh"
+
+out=${RIFT_RESULTS:-$RIFT_TOP/build/selftests}
+st=$RIFT_TOP/selftests
+BOOT_GRACE=${RIFT_BOOT_GRACE:-180}
+
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	mapfile -t tests < <(sed -n 's/^TEST_PROGS *[+:]*= *//p' "$st/Makefile" |
+			     tr ' ' '\n' | sed -n 's/\.sh$//p')
+fi
+for t in "${tests[@]}"; do
+	[ -f "$st/$t.sh" ] || vm_die "no such selftest: $t (selftests/$t.sh)"
+done
+
+rm -rf "$out"
+mkdir -p "$out/results"
+
+# The tests load the modules from the tree, so they must be fresh.
+make -s -C "$RIFT_TOP" modules >"$out/build.log" 2>&1 ||
+	{ cat "$out/build.log" >&2; vm_die "module build failed"; }
+make -s -C "$(dirname "$(readlink -f "/lib/modules/$(vm_kver)/build/Makefile")")" \
+	M="$RIFT_TOP/tools/vm/canary" modules >>"$out/build.log" 2>&1 ||
+	{ cat "$out/build.log" >&2; vm_die "canary module build failed"; }
+
+# Kill VM NAME once the test it reports as running is overdue.
+watch_vm()
+{
+	local name=$1 role=$2 vmpid=$3 cur t tmo started pid key
+	while kill -0 "$vmpid" 2>/dev/null; do
+		sleep 2
+		cur="$out/current.$role"
+		[ -f "$cur" ] || continue
+		read -r t tmo < "$cur" || continue
+		started=$(stat -c %Y "$cur")
+		if [ $(( $(date +%s) - started )) -gt $((tmo + 60)) ]; then
+			echo "selftests: VM $name hung in $t; killing it" >&2
+			pid=$(cat "$out/qemu-$name.pid" 2>/dev/null) && kill -KILL "$pid"
+			key=$t
+			[ "$role" = single ] || key=$t.$role
+			echo "VM hung: no progress $((tmo + 60))s into the test" \
+				>> "$out/results/$key.why"
+			return
+		fi
+	done
+}
+
+# After a VM ended: the test it was running when it died, if any, failed.
+reap_vm()
+{
+	local name=$1 role=$2 key t tmo
+	[ -f "$out/current.$role" ] || return 0
+	read -r t tmo < "$out/current.$role"
+	rm -f "$out/current.$role"
+	key=$t
+	[ "$role" = single ] || key=$t.$role
+	[ -f "$out/results/$key.rc" ] && return 0
+	echo 125 > "$out/results/$key.rc"
+	{
+		echo "VM $name died or was killed during the test; console: console-$name.log"
+		"$RIFT_TOP/tools/vm/dmesg-check.sh" < "$out/console-$name.log" | tail -n 5
+	} >> "$out/results/$key.why"
+}
+
+total_timeout()
+{
+	local s=$BOOT_GRACE t
+	for t in "$@"; do
+		s=$((s + $(testmeta_timeout "$st/$t.sh") + 10))
+	done
+	echo "$s"
+}
+
+single=()
+two=()
+for t in "${tests[@]}"; do
+	case $(testmeta_topology "$st/$t.sh") in
+	two-vm) two+=("$t") ;;
+	*) single+=("$t") ;;
+	esac
+done
+
+boot=0
+todo=("${single[@]}")
+while [ ${#todo[@]} -gt 0 ]; do
+	boot=$((boot + 1))
+	name=single$boot
+	"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$name" --smp 2 \
+		--timeout "$(total_timeout "${todo[@]}")" -- \
+		tools/vm/guest-selftests.sh single "${todo[@]}" &
+	vmpid=$!
+	watch_vm "$name" single "$vmpid"
+	wait "$vmpid"
+	reap_vm "$name" single
+	rest=()
+	for t in "${todo[@]}"; do
+		[ -f "$out/results/$t.rc" ] || rest+=("$t")
+	done
+	if [ ${#rest[@]} -eq ${#todo[@]} ]; then
+		# Not even one test ran: the VM cannot boot; do not loop.
+		for t in "${rest[@]}"; do
+			echo 125 > "$out/results/$t.rc"
+			echo "VM $name did not run the test; console: console-$name.log" \
+				> "$out/results/$t.why"
+		done
+		rest=()
+	fi
+	todo=("${rest[@]}")
+done
+
+for t in "${two[@]}"; do
+	sport=$(vm_free_port)
+	cport=$(vm_free_port)
+	tmo=$(total_timeout "$t")
+	"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$t-server" --smp 1 \
+		--net "udp:$sport:$cport" --mac 52:54:00:00:00:01 --timeout "$tmo" -- \
+		tools/vm/guest-selftests.sh server "$t" &
+	spid=$!
+	"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$t-client" --smp 1 \
+		--net "udp:$cport:$sport" --mac 52:54:00:00:00:02 --timeout "$tmo" -- \
+		tools/vm/guest-selftests.sh client "$t" &
+	cpid=$!
+	watch_vm "$t-server" server "$spid" &
+	watch_vm "$t-client" client "$cpid"
+	wait "$spid" "$cpid"
+	wait
+	reap_vm "$t-server" server
+	reap_vm "$t-client" client
+	for r in server client; do
+		[ -f "$out/results/$t.$r.rc" ] || {
+			echo 125 > "$out/results/$t.$r.rc"
+			echo "VM $t-$r did not run the test" > "$out/results/$t.$r.why"
+		}
+	done
+	# The pair passes only if both sides do; the client's verdict on
+	# skipping stands when the server agrees.
+	s=$(cat "$out/results/$t.server.rc")
+	c=$(cat "$out/results/$t.client.rc")
+	if [ "$s" = 0 ] && [ "$c" = 0 ]; then
+		echo 0
+	elif [ "$c" = 4 ] && { [ "$s" = 0 ] || [ "$s" = 4 ]; }; then
+		echo 4
+	else
+		echo 1
+	fi > "$out/results/$t.rc"
+	for r in server client; do
+		{
+			echo "# --- $r ---"
+			cat "$out/results/$t.$r.log" 2>/dev/null
+		} >> "$out/results/$t.log"
+		[ -f "$out/results/$t.$r.why" ] &&
+			sed "s/^/$r: /" "$out/results/$t.$r.why" >> "$out/results/$t.why"
+	done
+done
+
+pass=0 fail=0 skip=0 n=0
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	rc=$(cat "$out/results/$t.rc" 2>/dev/null || echo 125)
+	sed 's/^/    /' "$out/results/$t.log" 2>/dev/null
+	if [ -f "$out/results/$t.why" ]; then
+		sed 's/^/# /' "$out/results/$t.why"
+	fi
+	case $rc in
+	0) echo "ok $n selftests: $t"; pass=$((pass + 1)) ;;
+	4) echo "ok $n selftests: $t # SKIP"; skip=$((skip + 1)) ;;
+	*) echo "not ok $n selftests: $t # exit=$rc"; fail=$((fail + 1)) ;;
+	esac
+done
+echo "$pass $fail $skip" > "$out/summary"
+echo "selftests: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

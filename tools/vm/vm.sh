@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot Debian's kernel under qemu (TCG) with the host root shared read-only
+# over 9p, the Rift tree at /mnt/rift (ro) and OUT at /mnt/out (rw), and run
+# a shell command inside a chroot of the host root.  Exits with the
+# command's status; 124 when the hard timeout killed the VM; 125 when the
+# VM died without reporting one (panic, qemu error).
+#
+# usage: vm.sh --out DIR --name NAME [--smp N] [--mem MB] [--timeout S]
+#              [--net isolated|udp:LOCALPORT:PEERPORT] [--mac MAC]
+#              [--append ARGS] -- COMMAND...
+#
+# KVM is not used: on the machines this runs on, KVM guests hang at boot.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out= name=vm smp=2 mem=2048 tmo=900 net=isolated mac=52:54:00:12:34:56 append=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--timeout) tmo=$2; shift 2 ;;
+	--net) net=$2; shift 2 ;;
+	--mac) mac=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--) shift; break ;;
+	*) vm_die "unknown option $1" ;;
+	esac
+done
+[ -n "$out" ] && [ $# -gt 0 ] || vm_die "usage: vm.sh --out DIR --name NAME -- COMMAND..."
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+kv=$(vm_kver)
+[ -f "/boot/vmlinuz-$kv" ] || vm_die "no /boot/vmlinuz-$kv"
+initrd=$(vm_initrd "$kv")
+
+# The command runs under bash in the guest, from the Rift tree.
+{
+	echo "export RIFT_TREE=/mnt/rift RIFT_OUT=/mnt/out RIFT_VM=$name RIFT_KVER=$kv"
+	printf '%q ' "$@"
+	echo
+} > "$out/$name.cmd"
+rm -f "$out/$name.status" "$out/qemu-$name.pid"
+
+case "$net" in
+isolated)
+	# restrict=on: the guest reaches neither the host nor the outside.
+	netargs=(-netdev "user,id=n0,restrict=on,ipv6=off")
+	;;
+udp:*:*)
+	IFS=: read -r _ lport pport <<<"$net"
+	# Connectionless, so either VM can die and be replaced.
+	netargs=(-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport")
+	;;
+*) vm_die "bad --net $net" ;;
+esac
+netargs+=(-device "virtio-net-pci,netdev=n0,mac=$mac")
+
+log="$out/console-$name.log"
+rc=0
+timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -display none \
+	-machine pc -smp "$smp" -m "$mem" \
+	-kernel "/boot/vmlinuz-$kv" -initrd "$initrd" \
+	-append "console=ttyS0 loglevel=5 panic=-1 slub_debug=FZPU riftvm=$name $append" \
+	-serial "file:$log" -no-reboot -pidfile "$out/qemu-$name.pid" \
+	"${netargs[@]}" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$RIFT_TOP,mount_tag=rift,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
+	</dev/null >"$out/qemu-$name.stderr" 2>&1 || rc=$?
+
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	echo "vm($name): killed by the ${tmo}s timeout; console: $log" >&2
+	exit 124
+fi
+if [ ! -s "$out/$name.status" ]; then
+	echo "vm($name): died without a status (qemu rc=$rc); console: $log" >&2
+	tail -n 20 "$log" >&2 || true
+	exit 125
+fi
+exit "$(cat "$out/$name.status")"
