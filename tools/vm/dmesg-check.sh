@@ -3,8 +3,8 @@
 # Reads kernel log lines on stdin; prints those that report a kernel
 # problem and exits 1 if there is any.  Shared by the guest runner (after
 # every test) and the host (over the console log of a VM that died).
-pat='WARNING:|BUG:|BUG [a-z]|kernel BUG|Oops|general protection fault'
-pat+='|Kernel panic|UBSAN:|KASAN:|SLUB|slub_debug:|Redzone|Poison overwritten'
+pat='WARNING:|BUG:|BUG [^ ]+ \(|kernel BUG|Oops|general protection fault'
+pat+='|Kernel panic|UBSAN:|KASAN:|Slab corruption|Redzone|Poison overwritten'
 pat+='|Object padding|Padding overwritten|list_add corruption|list_del corruption'
 pat+='|refcount_t:|possible circular locking|possible recursive locking'
 pat+='|inconsistent lock state|lockdep|INFO: task .* blocked for more than'

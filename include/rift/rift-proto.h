@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rift wire format.
+ *
+ * Documentation/rift-protocol.rst is the specification; this header is its
+ * C rendering.  Every multi-byte field on the wire is little endian except
+ * the RDMA immediate, which verbs hand over in network order.  Wire structs
+ * are named rift_wire_* and are never used for anything but (de)serialising:
+ * the rest of Rift works on the host-order structs that the codec in
+ * rift/rift-proto.c fills after validating every byte it received.
+ */
+#ifndef _RIFT_PROTO_H
+#define _RIFT_PROTO_H
+
+#include <linux/types.h>
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+
+/* Protocol versions this build speaks; 0 is never a valid version. */
+#define RIFT_PROTO_VERSION_MIN		1
+#define RIFT_PROTO_VERSION_MAX		1
+
+/* Magics are ASCII on the wire ("RFRQ", "RFRS", "RFRJ", "RFIN"). */
+#define RIFT_CON_REQ_MAGIC		0x51524652U
+#define RIFT_CON_RSP_MAGIC		0x53524652U
+#define RIFT_REJECT_MAGIC		0x4a524652U
+#define RIFT_INFO_MAGIC			0x4e494652U
+/* First byte of an IO descriptor; bumped if the descriptor layout changes. */
+#define RIFT_IO_DESC_MAGIC		0xa1
+
+/*
+ * IB CM REQ private data is 92 bytes and rdma_cm keeps 36 of them for its
+ * own header, so 56 bytes is all a CON_REQ may ever use.
+ */
+#define RIFT_CON_PRIV_MAX		56
+#define RIFT_UUID_LEN			16
+
+/* Sizing limits; see "Limits" in the specification. */
+#define RIFT_MAX_CONS			256
+#define RIFT_MAX_QUEUE_DEPTH		4096
+#define RIFT_CHUNK_SIZE_MIN		4096U
+#define RIFT_CHUNK_SIZE_MAX		(4U << 20)
+#define RIFT_CHUNK_SIZE_ALIGN		4096U
+#define RIFT_IO_SIZE_MIN		512U
+#define RIFT_IO_SIZE_ALIGN		512U
+#define RIFT_CHUNK_HEADROOM		1024U
+#define RIFT_USR_LEN_MAX		512U
+#define RIFT_IO_MAX_SEGS		128U
+#define RIFT_IO_DESC_ALIGN		64U
+#define RIFT_NAME_MAX			64
+
+#define RIFT_HB_INTERVAL_MIN_MS		100U
+#define RIFT_HB_INTERVAL_MAX_MS		60000U
+#define RIFT_HB_INTERVAL_DEFAULT_MS	1000U
+#define RIFT_HB_MISSED_MIN		1U
+#define RIFT_HB_MISSED_LIMIT		100U
+#define RIFT_HB_MISSED_DEFAULT		5U
+
+#define RIFT_INFO_MAX_LEN		(128U << 10)
+#define RIFT_INFO_ALIGN			8U
+#define RIFT_INFO_CHUNKS_PER_TLV	1024U
+
+/* CON_REQ flags. */
+#define RIFT_CON_F_JOIN			BIT(0)
+#define RIFT_CON_F_KNOWN		RIFT_CON_F_JOIN
+
+/* CON_RSP flags. */
+#define RIFT_CON_RSP_F_NEW_SESSION	BIT(0)
+#define RIFT_CON_RSP_F_KNOWN		RIFT_CON_RSP_F_NEW_SESSION
+
+/* Feature bits, negotiated in INFO_REQ/INFO_RSP. */
+#define RIFT_FEAT_ALWAYS_INVALIDATE	BIT_ULL(0)
+#define RIFT_FEAT_KNOWN			RIFT_FEAT_ALWAYS_INVALIDATE
+
+/* IO descriptor flags: none are defined in version 1. */
+#define RIFT_IO_F_KNOWN			0U
+
+/* TLV type bit telling a receiver that does not know the type to fail. */
+#define RIFT_TLV_CRITICAL		BIT(15)
+#define RIFT_TLV_TYPE_MASK		0x7fffU
+
+/*
+ * Immediate data layout (host order, after be32_to_cpu()):
+ *
+ *   31    28 27          16 15                   0
+ *  +--------+--------------+----------------------+
+ *  |  type  |   chunk id   |         arg          |
+ *  +--------+--------------+----------------------+
+ */
+#define RIFT_IMM_TYPE_BITS		4
+#define RIFT_IMM_CHUNK_BITS		12
+#define RIFT_IMM_ARG_BITS		16
+#define RIFT_IMM_ARG_SHIFT		0
+#define RIFT_IMM_CHUNK_SHIFT		(RIFT_IMM_ARG_SHIFT + RIFT_IMM_ARG_BITS)
+#define RIFT_IMM_TYPE_SHIFT		(RIFT_IMM_CHUNK_SHIFT + RIFT_IMM_CHUNK_BITS)
+#define RIFT_IMM_ARG_MASK		GENMASK(RIFT_IMM_ARG_BITS - 1, 0)
+#define RIFT_IMM_CHUNK_MASK		GENMASK(RIFT_IMM_CHUNK_BITS - 1, 0)
+#define RIFT_IMM_TYPE_MASK		GENMASK(RIFT_IMM_TYPE_BITS - 1, 0)
+/* Response arg: positive errno in the low 12 bits, the rest must be zero. */
+#define RIFT_IMM_ERRNO_BITS		12
+#define RIFT_IMM_ERRNO_MAX		4095
+
+static_assert(RIFT_IMM_TYPE_BITS + RIFT_IMM_CHUNK_BITS + RIFT_IMM_ARG_BITS == 32);
+static_assert(RIFT_IMM_TYPE_SHIFT + RIFT_IMM_TYPE_BITS == 32);
+static_assert((1U << RIFT_IMM_CHUNK_BITS) >= RIFT_MAX_QUEUE_DEPTH);
+static_assert((1ULL << RIFT_IMM_ARG_BITS) * RIFT_IO_DESC_ALIGN >= RIFT_CHUNK_SIZE_MAX);
+static_assert((1U << RIFT_IMM_ERRNO_BITS) - 1 == RIFT_IMM_ERRNO_MAX);
+static_assert(RIFT_IMM_ERRNO_BITS <= RIFT_IMM_ARG_BITS);
+
+/**
+ * enum rift_imm_type - message type carried in bits 31..28 of an immediate
+ * @RIFT_IMM_INVALID: never sent, so that an all-zero immediate is rejected
+ * @RIFT_IMM_WRITE: client to server: a write request sits in chunk @chunk,
+ *	arg is the descriptor offset in units of %RIFT_IO_DESC_ALIGN
+ * @RIFT_IMM_READ: client to server: a read request, arg as for WRITE
+ * @RIFT_IMM_RSP: server to client: request in chunk @chunk completed,
+ *	arg is the positive errno (0 = success)
+ * @RIFT_IMM_RSP_RKEY: as RSP, but sent as SEND with immediate carrying a
+ *	struct rift_wire_rkey_msg with the chunk's new rkey; only used when
+ *	%RIFT_FEAT_ALWAYS_INVALIDATE was accepted
+ * @RIFT_IMM_HB: heartbeat request, arg is a sequence number, chunk is 0
+ * @RIFT_IMM_HB_ACK: heartbeat answer echoing the request's sequence number
+ * @RIFT_IMM_TYPE_NR: first unassigned type; it and all above are rejected
+ */
+enum rift_imm_type {
+	RIFT_IMM_INVALID	= 0,
+	RIFT_IMM_WRITE		= 1,
+	RIFT_IMM_READ		= 2,
+	RIFT_IMM_RSP		= 3,
+	RIFT_IMM_RSP_RKEY	= 4,
+	RIFT_IMM_HB		= 5,
+	RIFT_IMM_HB_ACK		= 6,
+	RIFT_IMM_TYPE_NR,
+};
+
+static_assert(RIFT_IMM_TYPE_NR <= (1U << RIFT_IMM_TYPE_BITS));
+
+/**
+ * enum rift_reject_reason - why a server refused a connection
+ * @RIFT_REJ_NONE: not a refusal; the value of CON_RSP status on success
+ * @RIFT_REJ_VERSION: no protocol version in common
+ * @RIFT_REJ_UNKNOWN_SESSION: %RIFT_CON_F_JOIN set but no such session
+ * @RIFT_REJ_SESSION_CLOSING: the session is being torn down
+ * @RIFT_REJ_NO_RESOURCES: the server cannot allocate what the path needs
+ * @RIFT_REJ_MALFORMED: the CON_REQ did not validate
+ * @RIFT_REJ_BAD_CON_INDEX: index or count disagrees with the session
+ * @RIFT_REJ_STALE_GEN: reconnect generation older than the one in use
+ * @RIFT_REJ_DUPLICATE_CON: that connection index is already established
+ * @RIFT_REJ_ACCESS_DENIED: server policy refuses this client or session
+ * @RIFT_REJ_INTERNAL: unexpected server-side failure
+ * @RIFT_REJ_NR: first unassigned code; newer peers may send higher ones
+ */
+enum rift_reject_reason {
+	RIFT_REJ_NONE			= 0,
+	RIFT_REJ_VERSION		= 1,
+	RIFT_REJ_UNKNOWN_SESSION	= 2,
+	RIFT_REJ_SESSION_CLOSING	= 3,
+	RIFT_REJ_NO_RESOURCES		= 4,
+	RIFT_REJ_MALFORMED		= 5,
+	RIFT_REJ_BAD_CON_INDEX		= 6,
+	RIFT_REJ_STALE_GEN		= 7,
+	RIFT_REJ_DUPLICATE_CON		= 8,
+	RIFT_REJ_ACCESS_DENIED		= 9,
+	RIFT_REJ_INTERNAL		= 10,
+	RIFT_REJ_NR,
+};
+
+/**
+ * enum rift_info_type - INFO message types
+ * @RIFT_INFO_REQ: client to server, first SEND on connection 0
+ * @RIFT_INFO_RSP: server to client, the answer to INFO_REQ
+ */
+enum rift_info_type {
+	RIFT_INFO_REQ	= 1,
+	RIFT_INFO_RSP	= 2,
+};
+
+/**
+ * enum rift_tlv_type - INFO attribute types (low 15 bits of the TLV type)
+ * @RIFT_TLV_SESS_NAME: session name string (INFO_REQ, required)
+ * @RIFT_TLV_HOST_NAME: sender's host name string (optional, both)
+ * @RIFT_TLV_FEAT_OFFERED: le64 feature bits the client offers (INFO_REQ)
+ * @RIFT_TLV_FEAT_ACCEPTED: le64 feature bits the server turned on (INFO_RSP)
+ * @RIFT_TLV_HB_INTERVAL_MS: le32 heartbeat interval; a preference in
+ *	INFO_REQ, binding and required in INFO_RSP
+ * @RIFT_TLV_HB_MISSED_MAX: le32 missed heartbeats before a path is failed
+ *	(INFO_RSP, optional, default %RIFT_HB_MISSED_DEFAULT)
+ * @RIFT_TLV_MAX_IO_SIZE: le32 largest data_len of one request (INFO_RSP)
+ * @RIFT_TLV_QUEUE_DEPTH: le32 number of server chunks (INFO_RSP)
+ * @RIFT_TLV_CHUNK_SIZE: le32 size of every server chunk (INFO_RSP)
+ * @RIFT_TLV_CHUNK_TABLE: a run of chunk descriptors (INFO_RSP, repeatable)
+ * @RIFT_TLV_NR: first unassigned type
+ */
+enum rift_tlv_type {
+	RIFT_TLV_SESS_NAME	= 1,
+	RIFT_TLV_HOST_NAME	= 2,
+	RIFT_TLV_FEAT_OFFERED	= 3,
+	RIFT_TLV_FEAT_ACCEPTED	= 4,
+	RIFT_TLV_HB_INTERVAL_MS	= 5,
+	RIFT_TLV_HB_MISSED_MAX	= 6,
+	RIFT_TLV_MAX_IO_SIZE	= 7,
+	RIFT_TLV_QUEUE_DEPTH	= 8,
+	RIFT_TLV_CHUNK_SIZE	= 9,
+	RIFT_TLV_CHUNK_TABLE	= 10,
+	RIFT_TLV_NR,
+};
+
+/* rift_info.present is a u32 bitmap indexed by TLV type. */
+static_assert(RIFT_TLV_NR <= 32);
+
+/**
+ * enum rift_io_dir - direction of an IO request, seen from the client
+ * @RIFT_IO_WRITE: payload travels client to server inside the chunk
+ * @RIFT_IO_READ: server RDMA-writes the payload into client segments
+ */
+enum rift_io_dir {
+	RIFT_IO_WRITE	= 1,
+	RIFT_IO_READ	= 2,
+};
+
+/* ------------------------------------------------------------------ */
+/* On-wire structures.  Sizes are part of the protocol.                */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct rift_wire_con_req - CON_REQ, rdma_connect() private data
+ * @magic: %RIFT_CON_REQ_MAGIC
+ * @min_version: lowest protocol version the client speaks
+ * @max_version: highest protocol version the client speaks
+ * @sess_uuid: session identity, chosen by the client, never all-zero
+ * @path_uuid: path identity within the session, never all-zero
+ * @con_idx: index of this connection within the path
+ * @con_cnt: number of connections the path will have
+ * @queue_depth: chunks the client asks for (1..%RIFT_MAX_QUEUE_DEPTH)
+ * @flags: RIFT_CON_F_*; unknown bits are ignored by the server
+ * @reconnect_gen: bumped by the client each time it re-establishes the path
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_con_req {
+	__le32	magic;
+	__le16	min_version;
+	__le16	max_version;
+	u8	sess_uuid[RIFT_UUID_LEN];
+	u8	path_uuid[RIFT_UUID_LEN];
+	__le16	con_idx;
+	__le16	con_cnt;
+	__le16	queue_depth;
+	__le16	flags;
+	__le32	reconnect_gen;
+	u8	reserved[4];
+};
+
+static_assert(sizeof(struct rift_wire_con_req) == 56);
+static_assert(sizeof(struct rift_wire_con_req) <= RIFT_CON_PRIV_MAX);
+
+/**
+ * struct rift_wire_con_rsp - CON_RSP, rdma_accept() private data
+ * @magic: %RIFT_CON_RSP_MAGIC
+ * @version: version chosen by the server from the client's range
+ * @status: %RIFT_REJ_NONE, or a reason code when the server had to accept
+ *	the CM connection only to refuse it (the client then disconnects)
+ * @queue_depth: chunks granted, at most what was requested
+ * @flags: RIFT_CON_RSP_F_*; unknown bits are ignored by the client
+ * @max_io_size: largest data_len of a single request
+ * @chunk_size: bytes in each server chunk
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_con_rsp {
+	__le32	magic;
+	__le16	version;
+	__le16	status;
+	__le16	queue_depth;
+	__le16	flags;
+	__le32	max_io_size;
+	__le32	chunk_size;
+	u8	reserved[12];
+};
+
+static_assert(sizeof(struct rift_wire_con_rsp) == 32);
+
+/**
+ * struct rift_wire_reject - rdma_reject() private data
+ * @magic: %RIFT_REJECT_MAGIC
+ * @reason: enum rift_reject_reason, never %RIFT_REJ_NONE
+ * @min_version: lowest version the server speaks
+ * @max_version: highest version the server speaks
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_reject {
+	__le32	magic;
+	__le16	reason;
+	__le16	min_version;
+	__le16	max_version;
+	u8	reserved[6];
+};
+
+static_assert(sizeof(struct rift_wire_reject) == 16);
+
+/**
+ * struct rift_wire_info_hdr - fixed header of INFO_REQ and INFO_RSP
+ * @magic: %RIFT_INFO_MAGIC
+ * @type: enum rift_info_type
+ * @version: the version negotiated by CON_REQ/CON_RSP
+ * @flags: none defined; zero when sent, ignored when received
+ * @hdr_len: offset of the first TLV; at least sizeof(this struct) and a
+ *	multiple of %RIFT_INFO_ALIGN, so later versions can grow the header
+ * @total_len: header plus all TLVs including their padding
+ * @status: INFO_RSP only: 0, or a positive errno refusing the session
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_info_hdr {
+	__le32	magic;
+	__le16	type;
+	__le16	version;
+	__le16	flags;
+	__le16	hdr_len;
+	__le32	total_len;
+	__le16	status;
+	u8	reserved[6];
+};
+
+static_assert(sizeof(struct rift_wire_info_hdr) == 24);
+
+/**
+ * struct rift_wire_tlv - INFO attribute header
+ * @type: enum rift_tlv_type, optionally or'ed with %RIFT_TLV_CRITICAL
+ * @len: bytes of value following this header, excluding padding; the next
+ *	TLV starts at the next multiple of %RIFT_INFO_ALIGN
+ */
+struct rift_wire_tlv {
+	__le16	type;
+	__le16	len;
+};
+
+static_assert(sizeof(struct rift_wire_tlv) == 4);
+
+/**
+ * struct rift_wire_chunk_tlv - value header of a CHUNK_TABLE TLV
+ * @first: table index of the first entry that follows
+ * @entry_len: bytes per entry, at least sizeof(struct rift_wire_rbuf) and a
+ *	multiple of 8, so later versions can append fields to an entry
+ */
+struct rift_wire_chunk_tlv {
+	__le16	first;
+	__le16	entry_len;
+};
+
+static_assert(sizeof(struct rift_wire_chunk_tlv) == 4);
+
+/**
+ * struct rift_wire_rbuf - a remotely accessible buffer
+ * @addr: RDMA address (iova) of the buffer
+ * @len: length in bytes
+ * @rkey: remote key covering [@addr, @addr + @len)
+ *
+ * Used both for server chunks in the chunk table and for client segments
+ * in a read descriptor.
+ */
+struct rift_wire_rbuf {
+	__le64	addr;
+	__le32	len;
+	__le32	rkey;
+};
+
+static_assert(sizeof(struct rift_wire_rbuf) == 16);
+
+/**
+ * struct rift_wire_io_desc - request descriptor written into a chunk
+ * @magic: %RIFT_IO_DESC_MAGIC
+ * @dir: enum rift_io_dir; must agree with the immediate's type
+ * @flags: RIFT_IO_F_*; none defined, so must be zero
+ * @usr_len: bytes of ULP header (0..%RIFT_USR_LEN_MAX)
+ * @nr_segs: client segments following this header (reads only)
+ * @data_len: payload bytes (in the chunk for writes, in segments for reads)
+ * @chunk: chunk id, repeated so a descriptor written into the wrong chunk
+ *	is caught
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_io_desc {
+	u8	magic;
+	u8	dir;
+	__le16	flags;
+	__le16	usr_len;
+	__le16	nr_segs;
+	__le32	data_len;
+	__le16	chunk;
+	u8	reserved[2];
+};
+
+static_assert(sizeof(struct rift_wire_io_desc) == 16);
+
+/* Longest descriptor: header plus a full segment list. */
+#define RIFT_IO_DESC_MAX_LEN \
+	(sizeof(struct rift_wire_io_desc) + RIFT_IO_MAX_SEGS * sizeof(struct rift_wire_rbuf))
+
+/**
+ * struct rift_wire_rkey_msg - payload of a %RIFT_IMM_RSP_RKEY SEND
+ * @rkey: rkey the client must use for the chunk from now on
+ * @chunk: chunk id, repeated to cross-check the immediate
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_rkey_msg {
+	__le32	rkey;
+	__le16	chunk;
+	u8	reserved[10];
+};
+
+static_assert(sizeof(struct rift_wire_rkey_msg) == 16);
+
+/* ------------------------------------------------------------------ */
+/* Host-order views filled or consumed by the codec.                   */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct rift_con_req - CON_REQ contents in host order
+ * @min_version: lowest version the client speaks
+ * @max_version: highest version the client speaks
+ * @flags: RIFT_CON_F_* (unknown bits are dropped when decoding)
+ * @con_idx: connection index within the path
+ * @con_cnt: connections in the path
+ * @queue_depth: requested number of chunks
+ * @reconnect_gen: reconnect generation
+ * @sess_uuid: session UUID
+ * @path_uuid: path UUID
+ */
+struct rift_con_req {
+	u16	min_version;
+	u16	max_version;
+	u16	flags;
+	u16	con_idx;
+	u16	con_cnt;
+	u16	queue_depth;
+	u32	reconnect_gen;
+	u8	sess_uuid[RIFT_UUID_LEN];
+	u8	path_uuid[RIFT_UUID_LEN];
+};
+
+/**
+ * struct rift_con_rsp - CON_RSP contents in host order
+ * @version: negotiated version
+ * @status: %RIFT_REJ_NONE or a reason code
+ * @flags: RIFT_CON_RSP_F_* (unknown bits are dropped when decoding)
+ * @queue_depth: granted chunks
+ * @max_io_size: largest data_len of one request
+ * @chunk_size: size of each chunk
+ */
+struct rift_con_rsp {
+	u16	version;
+	u16	status;
+	u16	flags;
+	u16	queue_depth;
+	u32	max_io_size;
+	u32	chunk_size;
+};
+
+/**
+ * struct rift_reject - refusal contents in host order
+ * @reason: enum rift_reject_reason (may exceed %RIFT_REJ_NR from newer peers)
+ * @min_version: lowest version the server speaks
+ * @max_version: highest version the server speaks
+ */
+struct rift_reject {
+	u16	reason;
+	u16	min_version;
+	u16	max_version;
+};
+
+/**
+ * struct rift_rbuf - a remote buffer in host order
+ * @addr: RDMA address
+ * @len: length in bytes
+ * @rkey: remote key
+ */
+struct rift_rbuf {
+	u64	addr;
+	u32	len;
+	u32	rkey;
+};
+
+/**
+ * struct rift_imm - a decoded immediate
+ * @type: enum rift_imm_type
+ * @chunk: chunk id (0 for heartbeats)
+ * @seq: heartbeat sequence number (HB, HB_ACK)
+ * @desc_off: descriptor byte offset in the chunk (WRITE, READ)
+ * @err: 0 or negative errno (RSP, RSP_RKEY)
+ *
+ * Fields that do not belong to @type are zero after decoding and ignored
+ * when encoding.
+ */
+struct rift_imm {
+	u8	type;
+	u16	chunk;
+	u16	seq;
+	u32	desc_off;
+	int	err;
+};
+
+/**
+ * struct rift_io_limits - what the server agreed to for a path
+ * @chunk_size: bytes in each chunk
+ * @max_io_size: largest data_len of a request
+ */
+struct rift_io_limits {
+	u32	chunk_size;
+	u32	max_io_size;
+};
+
+/**
+ * struct rift_io_req - an IO request and where its parts sit in the chunk
+ * @dir: enum rift_io_dir
+ * @flags: RIFT_IO_F_*
+ * @chunk: chunk id
+ * @usr_len: ULP header length
+ * @nr_segs: number of client segments (reads)
+ * @data_len: payload length
+ * @data_off: chunk offset of the payload (writes; 0 for reads)
+ * @usr_off: chunk offset of the ULP header
+ * @desc_off: chunk offset of the descriptor
+ * @desc_len: descriptor length including its segment list
+ *
+ * The client fills @dir .. @data_len; rift_proto_io_layout() derives the
+ * offsets.  The server gets everything from rift_proto_io_desc_decode().
+ */
+struct rift_io_req {
+	u8	dir;
+	u16	flags;
+	u16	chunk;
+	u16	usr_len;
+	u16	nr_segs;
+	u32	data_len;
+	u32	data_off;
+	u32	usr_off;
+	u32	desc_off;
+	u32	desc_len;
+};
+
+/**
+ * struct rift_info - INFO_REQ or INFO_RSP contents in host order
+ * @type: enum rift_info_type
+ * @version: version from the header
+ * @status: INFO_RSP status (0 or positive errno)
+ * @present: bitmap of BIT(enum rift_tlv_type) seen while parsing; ignored
+ *	by the encoder, which derives what to send from the values
+ * @nr_skipped: unknown optional TLVs the parser skipped
+ * @sess_name: NUL-terminated session name
+ * @host_name: NUL-terminated host name, empty if absent
+ * @feat_offered: offered feature bits (INFO_REQ)
+ * @feat_accepted: accepted feature bits (INFO_RSP)
+ * @hb_interval_ms: heartbeat interval, 0 if absent from an INFO_REQ
+ * @hb_missed_max: missed heartbeats tolerated
+ * @max_io_size: largest data_len of one request
+ * @queue_depth: number of chunks
+ * @chunk_size: size of each chunk
+ * @nr_chunks: valid entries in @chunks
+ * @chunks: chunk table storage, owned by the caller
+ * @chunks_cap: capacity of @chunks in entries
+ */
+struct rift_info {
+	u16	type;
+	u16	version;
+	u16	status;
+	u32	present;
+	u32	nr_skipped;
+	char	sess_name[RIFT_NAME_MAX + 1];
+	char	host_name[RIFT_NAME_MAX + 1];
+	u64	feat_offered;
+	u64	feat_accepted;
+	u32	hb_interval_ms;
+	u32	hb_missed_max;
+	u32	max_io_size;
+	u32	queue_depth;
+	u32	chunk_size;
+	u32	nr_chunks;
+	struct rift_rbuf *chunks;
+	u32	chunks_cap;
+};
+
+/**
+ * struct rift_info_builder - cursor for assembling an INFO message
+ * @buf: destination buffer
+ * @cap: usable bytes at @buf (never more than %RIFT_INFO_MAX_LEN)
+ * @len: bytes written so far; 0 until rift_info_start() succeeded
+ */
+struct rift_info_builder {
+	u8	*buf;
+	u32	cap;
+	u32	len;
+};
+
+/* Version negotiation and features. */
+int rift_proto_version_pick(u16 cmin, u16 cmax, u16 smin, u16 smax);
+u64 rift_proto_features_accept(u64 offered, u64 supported);
+int rift_proto_features_check(u64 offered, u64 accepted);
+bool rift_proto_name_valid(const char *name, size_t len);
+
+/* Connection establishment private data. */
+int rift_proto_con_req_encode(const struct rift_con_req *req, void *buf, size_t cap);
+int rift_proto_con_req_decode(const void *buf, size_t len, struct rift_con_req *req);
+int rift_proto_con_rsp_encode(const struct rift_con_rsp *rsp, void *buf, size_t cap);
+int rift_proto_con_rsp_decode(const void *buf, size_t len, const struct rift_con_req *req,
+			      struct rift_con_rsp *rsp);
+int rift_proto_reject_encode(const struct rift_reject *rej, void *buf, size_t cap);
+int rift_proto_reject_decode(const void *buf, size_t len, struct rift_reject *rej);
+const char *rift_proto_reject_str(u16 reason);
+
+/* Immediate data. */
+int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data);
+int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm);
+
+/* IO path. */
+int rift_proto_io_layout(const struct rift_io_limits *lim, struct rift_io_req *req);
+int rift_proto_io_desc_encode(const struct rift_io_limits *lim, struct rift_io_req *req,
+			      const struct rift_rbuf *segs, void *buf, size_t cap);
+int rift_proto_io_desc_decode(const struct rift_io_limits *lim, const struct rift_imm *imm,
+			      const void *desc, size_t avail, struct rift_io_req *req,
+			      struct rift_rbuf *segs, u32 segs_cap);
+int rift_proto_rkey_encode(u16 chunk, u32 rkey, void *buf, size_t cap);
+int rift_proto_rkey_decode(const void *buf, size_t len, u16 chunk, u32 *rkey);
+
+/* INFO messages. */
+int rift_info_start(struct rift_info_builder *b, void *buf, size_t cap, u16 type,
+		    u16 version, u16 status);
+int rift_info_put(struct rift_info_builder *b, u16 type, const void *val, u16 len);
+int rift_info_finish(struct rift_info_builder *b);
+int rift_info_encode(const struct rift_info *info, void *buf, size_t cap);
+int rift_info_parse(const void *buf, size_t len, u16 version, struct rift_info *info,
+		    struct rift_rbuf *chunks, u32 chunks_cap);
+int rift_info_rsp_check(const struct rift_info *rsp, u64 offered,
+			const struct rift_con_rsp *con);
+
+#endif /* _RIFT_PROTO_H */

@@ -1,0 +1,1403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift wire format: encoders, decoders and validators.
+ *
+ * This file is deliberately pure (no locks, no allocation, no kernel
+ * services) so that the very same object code that runs in rift-core.ko is
+ * exercised by the user-space unit tests and fuzzers under tools/.
+ *
+ * Rules every decoder here follows:
+ *  - Lengths are checked against what was actually received, never against
+ *    our own struct sizes: a newer peer may send more, a hostile one less.
+ *  - Wire structs are copied out with memcpy() before use, so a buffer of
+ *    any alignment is fine and each received byte is read once (a client
+ *    can keep rewriting a chunk while the server parses it).
+ *  - Offsets and lengths are combined with overflow-checked arithmetic only.
+ *  - On failure the output is cleared, so a caller that ignores the return
+ *    value acts on zeroes rather than on half-validated peer data.
+ *
+ * Error convention: -EBADMSG for anything malformed that came off the wire,
+ * -EINVAL for bad arguments from the local caller, -EMSGSIZE when an
+ * encoder's buffer is too small, -ENOSPC when caller storage for decoded
+ * entries is too small, -EPROTONOSUPPORT when versions do not overlap,
+ * -EOPNOTSUPP for an unknown critical TLV and -ECONNREFUSED for a
+ * well-formed refusal.
+ */
+
+#include <linux/types.h>
+#include <linux/stddef.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/export.h>
+#include <linux/build_bug.h>
+#include <linux/overflow.h>
+#include <asm/byteorder.h>
+
+#include <rift/rift-proto.h>
+
+/* Descriptor alignment must be a power of two for the mask arithmetic. */
+static_assert((RIFT_IO_DESC_ALIGN & (RIFT_IO_DESC_ALIGN - 1)) == 0);
+static_assert((RIFT_INFO_ALIGN & (RIFT_INFO_ALIGN - 1)) == 0);
+/* The headroom must cover the worst-case ULP header plus a write descriptor. */
+static_assert(RIFT_USR_LEN_MAX + RIFT_IO_DESC_ALIGN - 1 +
+	      sizeof(struct rift_wire_io_desc) <= RIFT_CHUNK_HEADROOM);
+/* The largest read descriptor must fit in the smallest chunk. */
+static_assert(RIFT_USR_LEN_MAX + RIFT_IO_DESC_MAX_LEN <= RIFT_CHUNK_SIZE_MIN);
+/* Chunk table indices travel in __le16 fields. */
+static_assert(RIFT_MAX_QUEUE_DEPTH <= 0xffff);
+/* A full chunk table (4 TLVs worth) must fit in one INFO message. */
+static_assert(RIFT_MAX_QUEUE_DEPTH * sizeof(struct rift_wire_rbuf) * 3 / 2 <=
+	      RIFT_INFO_MAX_LEN);
+static_assert(RIFT_INFO_CHUNKS_PER_TLV * sizeof(struct rift_wire_rbuf) +
+	      sizeof(struct rift_wire_chunk_tlv) <= 0xffff);
+
+static bool rift_align_up(u32 val, u32 align, u32 *out)
+{
+	u32 sum;
+
+	if (check_add_overflow(val, align - 1, &sum))
+		return false;
+	*out = sum & ~(align - 1);
+	return true;
+}
+
+static bool rift_version_range_ok(u16 min, u16 max)
+{
+	return min && min <= max;
+}
+
+static bool rift_uuid_null(const u8 *uuid)
+{
+	unsigned int i;
+
+	for (i = 0; i < RIFT_UUID_LEN; i++)
+		if (uuid[i])
+			return false;
+	return true;
+}
+
+static bool rift_chunk_size_ok(u32 size)
+{
+	return size >= RIFT_CHUNK_SIZE_MIN && size <= RIFT_CHUNK_SIZE_MAX &&
+	       !(size % RIFT_CHUNK_SIZE_ALIGN);
+}
+
+/* max_io_size may be checked before the chunk size is known (TLV order). */
+static bool rift_io_size_ok(u32 size)
+{
+	return size >= RIFT_IO_SIZE_MIN && !(size % RIFT_IO_SIZE_ALIGN) &&
+	       size <= RIFT_CHUNK_SIZE_MAX - RIFT_CHUNK_HEADROOM;
+}
+
+static bool rift_io_fits_chunk(u32 max_io_size, u32 chunk_size)
+{
+	return rift_io_size_ok(max_io_size) && rift_chunk_size_ok(chunk_size) &&
+	       max_io_size + RIFT_CHUNK_HEADROOM <= chunk_size;
+}
+
+/**
+ * rift_proto_version_pick() - choose the protocol version for a connection
+ * @cmin: lowest version the client speaks
+ * @cmax: highest version the client speaks
+ * @smin: lowest version the server speaks
+ * @smax: highest version the server speaks
+ *
+ * The highest common version wins so that two upgraded peers always use
+ * their newest shared behaviour without any extra round trip.
+ *
+ * Return: the chosen version (> 0), -EINVAL if a range is empty or starts at
+ * 0, or -EPROTONOSUPPORT if the ranges do not overlap.
+ */
+int rift_proto_version_pick(u16 cmin, u16 cmax, u16 smin, u16 smax)
+{
+	u16 lo, hi;
+
+	if (!rift_version_range_ok(cmin, cmax) || !rift_version_range_ok(smin, smax))
+		return -EINVAL;
+	lo = cmin > smin ? cmin : smin;
+	hi = cmax < smax ? cmax : smax;
+	if (lo > hi)
+		return -EPROTONOSUPPORT;
+	return hi;
+}
+EXPORT_SYMBOL_GPL(rift_proto_version_pick);
+
+/**
+ * rift_proto_features_accept() - server side: features to turn on
+ * @offered: feature bits from the client's INFO_REQ
+ * @supported: feature bits the server is willing to use
+ *
+ * Bits this build does not know are dropped even if @supported has them, so
+ * a server can never accept something it cannot implement.
+ *
+ * Return: the feature bits to send in INFO_RSP.
+ */
+u64 rift_proto_features_accept(u64 offered, u64 supported)
+{
+	return offered & supported & RIFT_FEAT_KNOWN;
+}
+EXPORT_SYMBOL_GPL(rift_proto_features_accept);
+
+/**
+ * rift_proto_features_check() - client side: validate accepted features
+ * @offered: feature bits the client sent in INFO_REQ
+ * @accepted: feature bits the server returned in INFO_RSP
+ *
+ * Return: 0 if @accepted is a subset of @offered and of the known bits,
+ * -EBADMSG otherwise.
+ */
+int rift_proto_features_check(u64 offered, u64 accepted)
+{
+	if (accepted & ~offered)
+		return -EBADMSG;
+	if (accepted & ~RIFT_FEAT_KNOWN)
+		return -EBADMSG;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_features_check);
+
+/**
+ * rift_proto_name_valid() - check a session or host name
+ * @name: name bytes, need not be NUL-terminated
+ * @len: number of bytes in @name
+ *
+ * Names end up as sysfs directory names and in log lines, so they are
+ * limited to printable ASCII without space or '/', must not be "." or ".."
+ * and are 1..%RIFT_NAME_MAX bytes long.
+ *
+ * Return: true if the name may be sent or accepted.
+ */
+bool rift_proto_name_valid(const char *name, size_t len)
+{
+	size_t i;
+
+	if (!len || len > RIFT_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (name[i] < 0x21 || name[i] > 0x7e || name[i] == '/')
+			return false;
+	}
+	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
+		return false;
+	return true;
+}
+EXPORT_SYMBOL_GPL(rift_proto_name_valid);
+
+/* ------------------------------------------------------------------ */
+/* CON_REQ / CON_RSP / reject                                          */
+/* ------------------------------------------------------------------ */
+
+static bool rift_con_req_ok(const struct rift_con_req *req)
+{
+	if (!rift_version_range_ok(req->min_version, req->max_version))
+		return false;
+	if (!req->con_cnt || req->con_cnt > RIFT_MAX_CONS || req->con_idx >= req->con_cnt)
+		return false;
+	if (!req->queue_depth || req->queue_depth > RIFT_MAX_QUEUE_DEPTH)
+		return false;
+	/* The server keys sessions and paths by UUID; zero means "unset". */
+	return !rift_uuid_null(req->sess_uuid) && !rift_uuid_null(req->path_uuid);
+}
+
+/**
+ * rift_proto_con_req_encode() - build CON_REQ private data
+ * @req: request to encode
+ * @buf: destination
+ * @cap: bytes available at @buf
+ *
+ * Return: bytes written (sizeof(struct rift_wire_con_req)), -EMSGSIZE if
+ * @cap is too small, -EINVAL if @req would not pass the server's checks or
+ * sets flags this build does not define.
+ */
+int rift_proto_con_req_encode(const struct rift_con_req *req, void *buf, size_t cap)
+{
+	struct rift_wire_con_req w;
+
+	if (cap < sizeof(w))
+		return -EMSGSIZE;
+	if (!rift_con_req_ok(req) || (req->flags & ~RIFT_CON_F_KNOWN))
+		return -EINVAL;
+
+	memset(&w, 0, sizeof(w));
+	w.magic = cpu_to_le32(RIFT_CON_REQ_MAGIC);
+	w.min_version = cpu_to_le16(req->min_version);
+	w.max_version = cpu_to_le16(req->max_version);
+	memcpy(w.sess_uuid, req->sess_uuid, RIFT_UUID_LEN);
+	memcpy(w.path_uuid, req->path_uuid, RIFT_UUID_LEN);
+	w.con_idx = cpu_to_le16(req->con_idx);
+	w.con_cnt = cpu_to_le16(req->con_cnt);
+	w.queue_depth = cpu_to_le16(req->queue_depth);
+	w.flags = cpu_to_le16(req->flags);
+	w.reconnect_gen = cpu_to_le32(req->reconnect_gen);
+	memcpy(buf, &w, sizeof(w));
+	return sizeof(w);
+}
+EXPORT_SYMBOL_GPL(rift_proto_con_req_encode);
+
+/**
+ * rift_proto_con_req_decode() - validate and decode CON_REQ private data
+ * @buf: private data as delivered by rdma_cm
+ * @len: its length; may exceed the struct (transports pad with zeroes and
+ *	later versions may append), bytes beyond the struct are ignored
+ * @req: decoded request, zeroed on failure
+ *
+ * Return: 0 on success, -EBADMSG if the data is short, carries the wrong
+ * magic or holds values outside the protocol's limits.
+ */
+int rift_proto_con_req_decode(const void *buf, size_t len, struct rift_con_req *req)
+{
+	struct rift_wire_con_req w;
+
+	memset(req, 0, sizeof(*req));
+	if (!buf || len < sizeof(w))
+		return -EBADMSG;
+	memcpy(&w, buf, sizeof(w));
+	if (le32_to_cpu(w.magic) != RIFT_CON_REQ_MAGIC)
+		return -EBADMSG;
+
+	req->min_version = le16_to_cpu(w.min_version);
+	req->max_version = le16_to_cpu(w.max_version);
+	memcpy(req->sess_uuid, w.sess_uuid, RIFT_UUID_LEN);
+	memcpy(req->path_uuid, w.path_uuid, RIFT_UUID_LEN);
+	req->con_idx = le16_to_cpu(w.con_idx);
+	req->con_cnt = le16_to_cpu(w.con_cnt);
+	req->queue_depth = le16_to_cpu(w.queue_depth);
+	/* Newer clients may set flags we do not know; they are hints to us. */
+	req->flags = le16_to_cpu(w.flags) & RIFT_CON_F_KNOWN;
+	req->reconnect_gen = le32_to_cpu(w.reconnect_gen);
+
+	if (!rift_con_req_ok(req)) {
+		memset(req, 0, sizeof(*req));
+		return -EBADMSG;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_con_req_decode);
+
+static bool rift_con_rsp_ok(const struct rift_con_rsp *rsp)
+{
+	return rsp->version && rsp->queue_depth &&
+	       rsp->queue_depth <= RIFT_MAX_QUEUE_DEPTH &&
+	       rift_io_fits_chunk(rsp->max_io_size, rsp->chunk_size);
+}
+
+/**
+ * rift_proto_con_rsp_encode() - build CON_RSP private data
+ * @rsp: response to encode; with a non-zero @rsp->status only the status and
+ *	version are meaningful and the other fields are not checked
+ * @buf: destination
+ * @cap: bytes available at @buf
+ *
+ * Return: bytes written, -EMSGSIZE if @cap is too small, -EINVAL if an
+ * accepting response carries values the client would reject.
+ */
+int rift_proto_con_rsp_encode(const struct rift_con_rsp *rsp, void *buf, size_t cap)
+{
+	struct rift_wire_con_rsp w;
+
+	if (cap < sizeof(w))
+		return -EMSGSIZE;
+	if (rsp->flags & ~RIFT_CON_RSP_F_KNOWN)
+		return -EINVAL;
+	if (rsp->status == RIFT_REJ_NONE && !rift_con_rsp_ok(rsp))
+		return -EINVAL;
+
+	memset(&w, 0, sizeof(w));
+	w.magic = cpu_to_le32(RIFT_CON_RSP_MAGIC);
+	w.version = cpu_to_le16(rsp->version);
+	w.status = cpu_to_le16(rsp->status);
+	w.queue_depth = cpu_to_le16(rsp->queue_depth);
+	w.flags = cpu_to_le16(rsp->flags);
+	w.max_io_size = cpu_to_le32(rsp->max_io_size);
+	w.chunk_size = cpu_to_le32(rsp->chunk_size);
+	memcpy(buf, &w, sizeof(w));
+	return sizeof(w);
+}
+EXPORT_SYMBOL_GPL(rift_proto_con_rsp_encode);
+
+/**
+ * rift_proto_con_rsp_decode() - validate and decode CON_RSP private data
+ * @buf: private data from the ESTABLISHED event
+ * @len: its length; bytes beyond the struct are ignored
+ * @req: the request this answers, or NULL to skip the checks against it
+ * @rsp: decoded response; on -ECONNREFUSED only @rsp->status is set
+ *
+ * The version must lie in the range the client offered and the queue depth
+ * must not exceed what it asked for: a server that grants more would let
+ * the client index chunks it never registered receive buffers for.
+ *
+ * Return: 0 on success, -ECONNREFUSED if the server accepted only to refuse
+ * (status set), -EBADMSG if the response is malformed or inconsistent with
+ * @req.
+ */
+int rift_proto_con_rsp_decode(const void *buf, size_t len, const struct rift_con_req *req,
+			      struct rift_con_rsp *rsp)
+{
+	struct rift_wire_con_rsp w;
+
+	memset(rsp, 0, sizeof(*rsp));
+	if (!buf || len < sizeof(w))
+		return -EBADMSG;
+	memcpy(&w, buf, sizeof(w));
+	if (le32_to_cpu(w.magic) != RIFT_CON_RSP_MAGIC)
+		return -EBADMSG;
+
+	rsp->status = le16_to_cpu(w.status);
+	if (rsp->status != RIFT_REJ_NONE)
+		return -ECONNREFUSED;
+
+	rsp->version = le16_to_cpu(w.version);
+	rsp->flags = le16_to_cpu(w.flags) & RIFT_CON_RSP_F_KNOWN;
+	rsp->queue_depth = le16_to_cpu(w.queue_depth);
+	rsp->max_io_size = le32_to_cpu(w.max_io_size);
+	rsp->chunk_size = le32_to_cpu(w.chunk_size);
+
+	if (!rift_con_rsp_ok(rsp))
+		goto bad;
+	if (req && (rsp->version < req->min_version || rsp->version > req->max_version ||
+		    rsp->queue_depth > req->queue_depth))
+		goto bad;
+	return 0;
+bad:
+	memset(rsp, 0, sizeof(*rsp));
+	return -EBADMSG;
+}
+EXPORT_SYMBOL_GPL(rift_proto_con_rsp_decode);
+
+/**
+ * rift_proto_reject_encode() - build rdma_reject() private data
+ * @rej: reason and the server's version range
+ * @buf: destination
+ * @cap: bytes available at @buf
+ *
+ * Return: bytes written, -EMSGSIZE if @cap is too small, -EINVAL for
+ * %RIFT_REJ_NONE or an invalid version range.
+ */
+int rift_proto_reject_encode(const struct rift_reject *rej, void *buf, size_t cap)
+{
+	struct rift_wire_reject w;
+
+	if (cap < sizeof(w))
+		return -EMSGSIZE;
+	if (rej->reason == RIFT_REJ_NONE ||
+	    !rift_version_range_ok(rej->min_version, rej->max_version))
+		return -EINVAL;
+
+	memset(&w, 0, sizeof(w));
+	w.magic = cpu_to_le32(RIFT_REJECT_MAGIC);
+	w.reason = cpu_to_le16(rej->reason);
+	w.min_version = cpu_to_le16(rej->min_version);
+	w.max_version = cpu_to_le16(rej->max_version);
+	memcpy(buf, &w, sizeof(w));
+	return sizeof(w);
+}
+EXPORT_SYMBOL_GPL(rift_proto_reject_encode);
+
+/**
+ * rift_proto_reject_decode() - decode rdma_reject() private data
+ * @buf: private data from the REJECTED event (may come from the CM itself
+ *	or a non-Rift peer, hence the magic check)
+ * @len: its length; bytes beyond the struct are ignored
+ * @rej: decoded refusal, zeroed on failure
+ *
+ * Reason codes above the ones this build knows are passed through, so the
+ * log can at least print the number a newer server sent.
+ *
+ * Return: 0 on success, -EBADMSG if the data is not a Rift refusal.
+ */
+int rift_proto_reject_decode(const void *buf, size_t len, struct rift_reject *rej)
+{
+	struct rift_wire_reject w;
+
+	memset(rej, 0, sizeof(*rej));
+	if (!buf || len < sizeof(w))
+		return -EBADMSG;
+	memcpy(&w, buf, sizeof(w));
+	if (le32_to_cpu(w.magic) != RIFT_REJECT_MAGIC)
+		return -EBADMSG;
+	rej->reason = le16_to_cpu(w.reason);
+	rej->min_version = le16_to_cpu(w.min_version);
+	rej->max_version = le16_to_cpu(w.max_version);
+	if (rej->reason == RIFT_REJ_NONE ||
+	    !rift_version_range_ok(rej->min_version, rej->max_version)) {
+		memset(rej, 0, sizeof(*rej));
+		return -EBADMSG;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_reject_decode);
+
+static const char * const rift_reject_names[RIFT_REJ_NR] = {
+	[RIFT_REJ_NONE]			= "accepted",
+	[RIFT_REJ_VERSION]		= "protocol version mismatch",
+	[RIFT_REJ_UNKNOWN_SESSION]	= "unknown session",
+	[RIFT_REJ_SESSION_CLOSING]	= "session closing",
+	[RIFT_REJ_NO_RESOURCES]		= "no resources",
+	[RIFT_REJ_MALFORMED]		= "malformed request",
+	[RIFT_REJ_BAD_CON_INDEX]	= "bad connection index",
+	[RIFT_REJ_STALE_GEN]		= "stale reconnect generation",
+	[RIFT_REJ_DUPLICATE_CON]	= "connection already established",
+	[RIFT_REJ_ACCESS_DENIED]	= "access denied",
+	[RIFT_REJ_INTERNAL]		= "internal server error",
+};
+
+/**
+ * rift_proto_reject_str() - short text for a reason code
+ * @reason: enum rift_reject_reason value, possibly from a newer peer
+ *
+ * Return: a static string suitable for logs and sysfs; never NULL.
+ */
+const char *rift_proto_reject_str(u16 reason)
+{
+	if (reason >= RIFT_REJ_NR || !rift_reject_names[reason])
+		return "unknown reason";
+	return rift_reject_names[reason];
+}
+EXPORT_SYMBOL_GPL(rift_proto_reject_str);
+
+/* ------------------------------------------------------------------ */
+/* Immediate data                                                      */
+/* ------------------------------------------------------------------ */
+
+/**
+ * rift_imm_encode() - build a 32-bit immediate
+ * @imm: fields to encode; only those belonging to @imm->type are used
+ * @imm_data: result in network order, ready for ib_send_wr.ex.imm_data
+ *
+ * Return: 0 on success, -EINVAL if the type is unknown or a field does not
+ * fit its bits (misaligned or too large descriptor offset, errno outside
+ * 0..%RIFT_IMM_ERRNO_MAX, non-zero chunk on a heartbeat).
+ */
+int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data)
+{
+	u32 arg;
+
+	if (imm->chunk >= RIFT_MAX_QUEUE_DEPTH)
+		return -EINVAL;
+
+	switch (imm->type) {
+	case RIFT_IMM_WRITE:
+	case RIFT_IMM_READ:
+		if (imm->desc_off % RIFT_IO_DESC_ALIGN ||
+		    imm->desc_off / RIFT_IO_DESC_ALIGN > RIFT_IMM_ARG_MASK)
+			return -EINVAL;
+		arg = imm->desc_off / RIFT_IO_DESC_ALIGN;
+		break;
+	case RIFT_IMM_RSP:
+	case RIFT_IMM_RSP_RKEY:
+		if (imm->err > 0 || imm->err < -RIFT_IMM_ERRNO_MAX)
+			return -EINVAL;
+		arg = -imm->err;
+		break;
+	case RIFT_IMM_HB:
+	case RIFT_IMM_HB_ACK:
+		/* A non-zero chunk here means the caller mixed up types. */
+		if (imm->chunk)
+			return -EINVAL;
+		arg = imm->seq;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	*imm_data = cpu_to_be32((u32)imm->type << RIFT_IMM_TYPE_SHIFT |
+				(u32)imm->chunk << RIFT_IMM_CHUNK_SHIFT |
+				arg << RIFT_IMM_ARG_SHIFT);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_imm_encode);
+
+/**
+ * rift_imm_decode() - validate and decode a received immediate
+ * @imm_data: immediate from the work completion, network order
+ * @nr_chunks: chunks in the session; chunk ids at or above it are rejected
+ * @imm: decoded fields, zeroed on failure
+ *
+ * Return: 0 on success, -EINVAL if @nr_chunks is out of range, -EBADMSG for
+ * an unknown type, an out-of-range chunk id, non-zero reserved bits in a
+ * response or a non-zero chunk id in a heartbeat.
+ */
+int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm)
+{
+	u32 v = be32_to_cpu(imm_data);
+	u32 type = (v >> RIFT_IMM_TYPE_SHIFT) & RIFT_IMM_TYPE_MASK;
+	u32 chunk = (v >> RIFT_IMM_CHUNK_SHIFT) & RIFT_IMM_CHUNK_MASK;
+	u32 arg = (v >> RIFT_IMM_ARG_SHIFT) & RIFT_IMM_ARG_MASK;
+
+	memset(imm, 0, sizeof(*imm));
+	if (!nr_chunks || nr_chunks > RIFT_MAX_QUEUE_DEPTH)
+		return -EINVAL;
+
+	switch (type) {
+	case RIFT_IMM_WRITE:
+	case RIFT_IMM_READ:
+		if (chunk >= nr_chunks)
+			return -EBADMSG;
+		imm->desc_off = arg * RIFT_IO_DESC_ALIGN;
+		break;
+	case RIFT_IMM_RSP:
+	case RIFT_IMM_RSP_RKEY:
+		if (chunk >= nr_chunks || arg > RIFT_IMM_ERRNO_MAX)
+			return -EBADMSG;
+		imm->err = -(int)arg;
+		break;
+	case RIFT_IMM_HB:
+	case RIFT_IMM_HB_ACK:
+		if (chunk)
+			return -EBADMSG;
+		imm->seq = arg;
+		break;
+	default:
+		return -EBADMSG;
+	}
+	imm->type = type;
+	imm->chunk = chunk;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_imm_decode);
+
+/* ------------------------------------------------------------------ */
+/* IO descriptors                                                      */
+/* ------------------------------------------------------------------ */
+
+static bool rift_io_limits_ok(const struct rift_io_limits *lim)
+{
+	return rift_io_fits_chunk(lim->max_io_size, lim->chunk_size);
+}
+
+/**
+ * rift_proto_io_layout() - place a request's parts inside a chunk
+ * @lim: the path's chunk size and maximum IO size
+ * @req: request with @dir, @flags, @usr_len, @nr_segs and @data_len set;
+ *	@data_off, @usr_off, @desc_off and @desc_len are filled in
+ *
+ * A write chunk holds [payload | ULP header | pad | descriptor], a read
+ * chunk [ULP header | pad | descriptor + segments]; the descriptor starts at
+ * the first %RIFT_IO_DESC_ALIGN boundary after the ULP header.  Client and
+ * server both derive the layout here, so the server's validator can demand
+ * the exact offset instead of trusting peer arithmetic.
+ *
+ * Return: 0 if the request fits, -EINVAL otherwise.
+ */
+int rift_proto_io_layout(const struct rift_io_limits *lim, struct rift_io_req *req)
+{
+	u32 end, desc_end;
+
+	if (!rift_io_limits_ok(lim))
+		return -EINVAL;
+	if (req->usr_len > RIFT_USR_LEN_MAX || (req->flags & ~RIFT_IO_F_KNOWN))
+		return -EINVAL;
+	if (req->data_len > lim->max_io_size)
+		return -EINVAL;
+
+	switch (req->dir) {
+	case RIFT_IO_WRITE:
+		/* An empty write carries nothing for anyone to act on. */
+		if (req->nr_segs || (!req->data_len && !req->usr_len))
+			return -EINVAL;
+		req->data_off = 0;
+		req->usr_off = req->data_len;
+		if (check_add_overflow(req->data_len, (u32)req->usr_len, &end))
+			return -EINVAL;
+		break;
+	case RIFT_IO_READ:
+		if (!req->data_len || !req->nr_segs || req->nr_segs > RIFT_IO_MAX_SEGS)
+			return -EINVAL;
+		req->data_off = 0;
+		req->usr_off = 0;
+		end = req->usr_len;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	if (!rift_align_up(end, RIFT_IO_DESC_ALIGN, &req->desc_off))
+		return -EINVAL;
+	req->desc_len = sizeof(struct rift_wire_io_desc) +
+			req->nr_segs * sizeof(struct rift_wire_rbuf);
+	if (check_add_overflow(req->desc_off, req->desc_len, &desc_end) ||
+	    desc_end > lim->chunk_size)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_io_layout);
+
+/**
+ * rift_proto_io_desc_encode() - client side: write a request descriptor
+ * @lim: the path's limits
+ * @req: request; its layout fields are (re)computed by this call
+ * @segs: @req->nr_segs client segments for a read, NULL for a write
+ * @buf: where the descriptor goes, i.e. chunk offset @req->desc_off in the
+ *	client's staging copy of the chunk
+ * @cap: bytes available at @buf
+ *
+ * Return: descriptor length on success, -EINVAL if the request does not fit
+ * the limits or a segment is empty, wraps or the lengths do not add up to
+ * @req->data_len, -EMSGSIZE if @cap is too small.
+ */
+int rift_proto_io_desc_encode(const struct rift_io_limits *lim, struct rift_io_req *req,
+			      const struct rift_rbuf *segs, void *buf, size_t cap)
+{
+	struct rift_wire_io_desc w;
+	struct rift_wire_rbuf ws;
+	u8 *p = buf;
+	u64 end;
+	u32 i, sum = 0;
+	int err;
+
+	err = rift_proto_io_layout(lim, req);
+	if (err)
+		return err;
+	if (req->chunk >= RIFT_MAX_QUEUE_DEPTH)
+		return -EINVAL;
+	for (i = 0; i < req->nr_segs; i++) {
+		if (!segs[i].len || check_add_overflow(segs[i].addr, (u64)segs[i].len, &end) ||
+		    check_add_overflow(sum, segs[i].len, &sum))
+			return -EINVAL;
+	}
+	if (req->dir == RIFT_IO_READ && sum != req->data_len)
+		return -EINVAL;
+	if (cap < req->desc_len)
+		return -EMSGSIZE;
+
+	memset(&w, 0, sizeof(w));
+	w.magic = RIFT_IO_DESC_MAGIC;
+	w.dir = req->dir;
+	w.flags = cpu_to_le16(req->flags);
+	w.usr_len = cpu_to_le16(req->usr_len);
+	w.nr_segs = cpu_to_le16(req->nr_segs);
+	w.data_len = cpu_to_le32(req->data_len);
+	w.chunk = cpu_to_le16(req->chunk);
+	memcpy(p, &w, sizeof(w));
+	p += sizeof(w);
+	for (i = 0; i < req->nr_segs; i++) {
+		ws.addr = cpu_to_le64(segs[i].addr);
+		ws.len = cpu_to_le32(segs[i].len);
+		ws.rkey = cpu_to_le32(segs[i].rkey);
+		memcpy(p, &ws, sizeof(ws));
+		p += sizeof(ws);
+	}
+	return req->desc_len;
+}
+EXPORT_SYMBOL_GPL(rift_proto_io_desc_encode);
+
+/**
+ * rift_proto_io_desc_decode() - server side: validate a request descriptor
+ * @lim: the path's limits
+ * @imm: the decoded WRITE or READ immediate that announced the request
+ * @desc: the bytes at chunk offset @imm->desc_off (in place or a copy)
+ * @avail: bytes readable at @desc; at most chunk_size - desc_off
+ * @req: validated request including offsets, zeroed on failure
+ * @segs: storage for the client segments of a read
+ * @segs_cap: capacity of @segs in entries
+ *
+ * Everything a client controls is checked before any of it is believed:
+ * the descriptor lies inside the chunk, the payload and ULP header lie
+ * entirely before it at exactly the offsets rift_proto_io_layout() derives,
+ * and a read's segment list is inside @avail, non-empty, non-wrapping and
+ * adds up to data_len.  On success, for any request:
+ * data_off + data_len <= usr_off (writes), usr_off + usr_len <= desc_off and
+ * desc_off + desc_len <= chunk_size, so callers can subtract freely.
+ *
+ * Return: 0 on success, -EINVAL for bad local arguments, -ENOSPC if @segs
+ * is too small, -EBADMSG for any malformed descriptor.
+ */
+int rift_proto_io_desc_decode(const struct rift_io_limits *lim, const struct rift_imm *imm,
+			      const void *desc, size_t avail, struct rift_io_req *req,
+			      struct rift_rbuf *segs, u32 segs_cap)
+{
+	struct rift_wire_io_desc w;
+	struct rift_wire_rbuf ws;
+	const u8 *p = desc;
+	u32 i, sum = 0;
+	u64 end;
+	u8 dir;
+	int err = -EBADMSG;
+
+	memset(req, 0, sizeof(*req));
+	if (!rift_io_limits_ok(lim))
+		return -EINVAL;
+	if (imm->type == RIFT_IMM_WRITE)
+		dir = RIFT_IO_WRITE;
+	else if (imm->type == RIFT_IMM_READ)
+		dir = RIFT_IO_READ;
+	else
+		return -EINVAL;
+
+	if (imm->chunk >= RIFT_MAX_QUEUE_DEPTH || imm->desc_off % RIFT_IO_DESC_ALIGN)
+		return -EBADMSG;
+	if (imm->desc_off >= lim->chunk_size ||
+	    lim->chunk_size - imm->desc_off < sizeof(w))
+		return -EBADMSG;
+	if (!desc || avail > lim->chunk_size - imm->desc_off)
+		return -EINVAL;
+	if (avail < sizeof(w))
+		return -EBADMSG;
+
+	memcpy(&w, p, sizeof(w));
+	if (w.magic != RIFT_IO_DESC_MAGIC || w.dir != dir)
+		return -EBADMSG;
+	req->dir = dir;
+	req->flags = le16_to_cpu(w.flags);
+	req->usr_len = le16_to_cpu(w.usr_len);
+	req->nr_segs = le16_to_cpu(w.nr_segs);
+	req->data_len = le32_to_cpu(w.data_len);
+	req->chunk = le16_to_cpu(w.chunk);
+
+	if (req->chunk != imm->chunk)
+		goto out;
+	if (rift_proto_io_layout(lim, req))
+		goto out;
+	/*
+	 * The offset the client announced must be the one its own header
+	 * implies; this is what stops usr_len/data_len from pointing past
+	 * or "before" the descriptor.
+	 */
+	if (req->desc_off != imm->desc_off || req->desc_len > avail)
+		goto out;
+	if (req->nr_segs > segs_cap) {
+		err = -ENOSPC;
+		goto out;
+	}
+
+	p += sizeof(w);
+	for (i = 0; i < req->nr_segs; i++) {
+		memcpy(&ws, p, sizeof(ws));
+		p += sizeof(ws);
+		segs[i].addr = le64_to_cpu(ws.addr);
+		segs[i].len = le32_to_cpu(ws.len);
+		segs[i].rkey = le32_to_cpu(ws.rkey);
+		if (!segs[i].len ||
+		    check_add_overflow(segs[i].addr, (u64)segs[i].len, &end) ||
+		    check_add_overflow(sum, segs[i].len, &sum))
+			goto out;
+	}
+	if (dir == RIFT_IO_READ && sum != req->data_len)
+		goto out;
+	return 0;
+out:
+	memset(req, 0, sizeof(*req));
+	return err;
+}
+EXPORT_SYMBOL_GPL(rift_proto_io_desc_decode);
+
+/**
+ * rift_proto_rkey_encode() - build the payload of a RSP_RKEY SEND
+ * @chunk: chunk whose key was rotated
+ * @rkey: the new rkey
+ * @buf: destination
+ * @cap: bytes available at @buf
+ *
+ * Return: bytes written, -EMSGSIZE if @cap is too small, -EINVAL for a chunk
+ * id that cannot exist.
+ */
+int rift_proto_rkey_encode(u16 chunk, u32 rkey, void *buf, size_t cap)
+{
+	struct rift_wire_rkey_msg w;
+
+	if (cap < sizeof(w))
+		return -EMSGSIZE;
+	if (chunk >= RIFT_MAX_QUEUE_DEPTH)
+		return -EINVAL;
+	memset(&w, 0, sizeof(w));
+	w.rkey = cpu_to_le32(rkey);
+	w.chunk = cpu_to_le16(chunk);
+	memcpy(buf, &w, sizeof(w));
+	return sizeof(w);
+}
+EXPORT_SYMBOL_GPL(rift_proto_rkey_encode);
+
+/**
+ * rift_proto_rkey_decode() - decode the payload of a RSP_RKEY SEND
+ * @buf: received payload
+ * @len: byte_len from the work completion
+ * @chunk: chunk id from the immediate of the same completion
+ * @rkey: the new rkey, 0 on failure
+ *
+ * Return: 0 on success, -EBADMSG if the payload is short or names a
+ * different chunk than the immediate.
+ */
+int rift_proto_rkey_decode(const void *buf, size_t len, u16 chunk, u32 *rkey)
+{
+	struct rift_wire_rkey_msg w;
+
+	*rkey = 0;
+	if (!buf || len < sizeof(w))
+		return -EBADMSG;
+	memcpy(&w, buf, sizeof(w));
+	if (le16_to_cpu(w.chunk) != chunk)
+		return -EBADMSG;
+	*rkey = le32_to_cpu(w.rkey);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_rkey_decode);
+
+/* ------------------------------------------------------------------ */
+/* INFO messages                                                       */
+/* ------------------------------------------------------------------ */
+
+#define RIFT_INFO_REQ_ALLOWED	(BIT(RIFT_TLV_SESS_NAME) | BIT(RIFT_TLV_HOST_NAME) | \
+				 BIT(RIFT_TLV_FEAT_OFFERED) | BIT(RIFT_TLV_HB_INTERVAL_MS))
+#define RIFT_INFO_REQ_REQUIRED	BIT(RIFT_TLV_SESS_NAME)
+#define RIFT_INFO_RSP_ALLOWED	(BIT(RIFT_TLV_HOST_NAME) | BIT(RIFT_TLV_FEAT_ACCEPTED) | \
+				 BIT(RIFT_TLV_HB_INTERVAL_MS) | BIT(RIFT_TLV_HB_MISSED_MAX) | \
+				 BIT(RIFT_TLV_MAX_IO_SIZE) | BIT(RIFT_TLV_QUEUE_DEPTH) | \
+				 BIT(RIFT_TLV_CHUNK_SIZE) | BIT(RIFT_TLV_CHUNK_TABLE))
+#define RIFT_INFO_RSP_REQUIRED	(BIT(RIFT_TLV_HB_INTERVAL_MS) | BIT(RIFT_TLV_MAX_IO_SIZE) | \
+				 BIT(RIFT_TLV_QUEUE_DEPTH) | BIT(RIFT_TLV_CHUNK_SIZE) | \
+				 BIT(RIFT_TLV_CHUNK_TABLE))
+
+/* Smallest value each known TLV may carry; longer values are extensions. */
+static const u8 rift_tlv_min_len[RIFT_TLV_NR] = {
+	[RIFT_TLV_SESS_NAME]		= 1,
+	[RIFT_TLV_HOST_NAME]		= 1,
+	[RIFT_TLV_FEAT_OFFERED]		= sizeof(__le64),
+	[RIFT_TLV_FEAT_ACCEPTED]	= sizeof(__le64),
+	[RIFT_TLV_HB_INTERVAL_MS]	= sizeof(__le32),
+	[RIFT_TLV_HB_MISSED_MAX]	= sizeof(__le32),
+	[RIFT_TLV_MAX_IO_SIZE]		= sizeof(__le32),
+	[RIFT_TLV_QUEUE_DEPTH]		= sizeof(__le32),
+	[RIFT_TLV_CHUNK_SIZE]		= sizeof(__le32),
+	[RIFT_TLV_CHUNK_TABLE]		= sizeof(struct rift_wire_chunk_tlv) +
+					  sizeof(struct rift_wire_rbuf),
+};
+
+static u32 rift_info_allowed(u16 type)
+{
+	return type == RIFT_INFO_REQ ? RIFT_INFO_REQ_ALLOWED : RIFT_INFO_RSP_ALLOWED;
+}
+
+/**
+ * rift_info_start() - begin an INFO message
+ * @b: builder to initialise
+ * @buf: destination buffer
+ * @cap: its size; anything beyond %RIFT_INFO_MAX_LEN is not used
+ * @type: enum rift_info_type
+ * @version: negotiated version
+ * @status: 0, or a positive errno in an INFO_RSP refusing the session
+ *
+ * Return: 0 on success, -EINVAL for a bad type, version or status,
+ * -EMSGSIZE if not even the header fits.
+ */
+int rift_info_start(struct rift_info_builder *b, void *buf, size_t cap, u16 type,
+		    u16 version, u16 status)
+{
+	struct rift_wire_info_hdr h;
+
+	b->buf = buf;
+	b->cap = cap > RIFT_INFO_MAX_LEN ? RIFT_INFO_MAX_LEN : cap;
+	b->len = 0;
+	if ((type != RIFT_INFO_REQ && type != RIFT_INFO_RSP) || !version)
+		return -EINVAL;
+	if (status && (type != RIFT_INFO_RSP || status > RIFT_IMM_ERRNO_MAX))
+		return -EINVAL;
+	if (!buf || b->cap < sizeof(h))
+		return -EMSGSIZE;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = cpu_to_le32(RIFT_INFO_MAGIC);
+	h.type = cpu_to_le16(type);
+	h.version = cpu_to_le16(version);
+	h.hdr_len = cpu_to_le16(sizeof(h));
+	h.status = cpu_to_le16(status);
+	memcpy(buf, &h, sizeof(h));
+	b->len = sizeof(h);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_info_start);
+
+/* Append a TLV header and return its zeroed, padded value area. */
+static void *rift_info_reserve(struct rift_info_builder *b, u16 type, u16 len)
+{
+	struct rift_wire_tlv t;
+	u32 need;
+	u8 *p;
+
+	if (!b->len || !(type & RIFT_TLV_TYPE_MASK))
+		return NULL;
+	/* Cannot wrap: len is at most 0xffff and the cursor under 128 KiB. */
+	need = sizeof(t) + len;
+	need = (need + RIFT_INFO_ALIGN - 1) & ~(RIFT_INFO_ALIGN - 1);
+	if (need > b->cap - b->len)
+		return NULL;
+
+	p = b->buf + b->len;
+	memset(p, 0, need);
+	t.type = cpu_to_le16(type);
+	t.len = cpu_to_le16(len);
+	memcpy(p, &t, sizeof(t));
+	b->len += need;
+	return p + sizeof(t);
+}
+
+/**
+ * rift_info_put() - append one TLV
+ * @b: builder from rift_info_start()
+ * @type: TLV type, optionally with %RIFT_TLV_CRITICAL
+ * @val: value bytes (may be NULL if @len is 0)
+ * @len: value length; padding to %RIFT_INFO_ALIGN is added here
+ *
+ * Return: 0 on success, -EINVAL for type 0 or an unstarted builder,
+ * -EMSGSIZE if the TLV does not fit.
+ */
+int rift_info_put(struct rift_info_builder *b, u16 type, const void *val, u16 len)
+{
+	u8 *p;
+
+	if (!b->len || !(type & RIFT_TLV_TYPE_MASK) || (len && !val))
+		return -EINVAL;
+	p = rift_info_reserve(b, type, len);
+	if (!p)
+		return -EMSGSIZE;
+	if (len)
+		memcpy(p, val, len);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_info_put);
+
+/**
+ * rift_info_finish() - seal an INFO message
+ * @b: builder from rift_info_start()
+ *
+ * Return: total message length to post as the SEND, or -EINVAL if the
+ * builder was never started.
+ */
+int rift_info_finish(struct rift_info_builder *b)
+{
+	__le32 total;
+
+	if (b->len < sizeof(struct rift_wire_info_hdr))
+		return -EINVAL;
+	total = cpu_to_le32(b->len);
+	memcpy(b->buf + offsetof(struct rift_wire_info_hdr, total_len), &total,
+	       sizeof(total));
+	return b->len;
+}
+EXPORT_SYMBOL_GPL(rift_info_finish);
+
+static int rift_info_put_u32(struct rift_info_builder *b, u16 type, u32 val)
+{
+	__le32 v = cpu_to_le32(val);
+
+	return rift_info_put(b, type, &v, sizeof(v));
+}
+
+static int rift_info_put_u64(struct rift_info_builder *b, u16 type, u64 val)
+{
+	__le64 v = cpu_to_le64(val);
+
+	return rift_info_put(b, type, &v, sizeof(v));
+}
+
+static int rift_info_put_name(struct rift_info_builder *b, u16 type, const char *name)
+{
+	size_t len = strnlen(name, RIFT_NAME_MAX + 1);
+
+	if (!rift_proto_name_valid(name, len))
+		return -EINVAL;
+	return rift_info_put(b, type, name, len);
+}
+
+static int rift_info_put_chunks(struct rift_info_builder *b, const struct rift_rbuf *chunks,
+				u32 nr)
+{
+	struct rift_wire_chunk_tlv ct;
+	struct rift_wire_rbuf e;
+	u32 first, n, i;
+	u8 *p;
+
+	for (first = 0; first < nr; first += n) {
+		n = nr - first;
+		if (n > RIFT_INFO_CHUNKS_PER_TLV)
+			n = RIFT_INFO_CHUNKS_PER_TLV;
+		p = rift_info_reserve(b, RIFT_TLV_CHUNK_TABLE | RIFT_TLV_CRITICAL,
+				      sizeof(ct) + n * sizeof(e));
+		if (!p)
+			return -EMSGSIZE;
+		ct.first = cpu_to_le16(first);
+		ct.entry_len = cpu_to_le16(sizeof(e));
+		memcpy(p, &ct, sizeof(ct));
+		p += sizeof(ct);
+		for (i = 0; i < n; i++) {
+			e.addr = cpu_to_le64(chunks[first + i].addr);
+			e.len = cpu_to_le32(chunks[first + i].len);
+			e.rkey = cpu_to_le32(chunks[first + i].rkey);
+			memcpy(p, &e, sizeof(e));
+			p += sizeof(e);
+		}
+	}
+	return 0;
+}
+
+static bool rift_hb_ok(u32 interval_ms)
+{
+	return interval_ms >= RIFT_HB_INTERVAL_MIN_MS && interval_ms <= RIFT_HB_INTERVAL_MAX_MS;
+}
+
+static bool rift_hb_missed_ok(u32 missed)
+{
+	return missed >= RIFT_HB_MISSED_MIN && missed <= RIFT_HB_MISSED_LIMIT;
+}
+
+static bool rift_chunk_ok(const struct rift_rbuf *c)
+{
+	u64 end;
+
+	return rift_chunk_size_ok(c->len) && !check_add_overflow(c->addr, (u64)c->len, &end);
+}
+
+/* Mirror of the parser's checks, so we never emit what a peer must refuse. */
+static bool rift_info_rsp_values_ok(const struct rift_info *info)
+{
+	u32 i;
+
+	if (!rift_hb_ok(info->hb_interval_ms) || !rift_hb_missed_ok(info->hb_missed_max))
+		return false;
+	if (!rift_io_fits_chunk(info->max_io_size, info->chunk_size))
+		return false;
+	if (!info->queue_depth || info->queue_depth > RIFT_MAX_QUEUE_DEPTH ||
+	    info->nr_chunks != info->queue_depth || !info->chunks)
+		return false;
+	if (info->feat_accepted & ~RIFT_FEAT_KNOWN)
+		return false;
+	for (i = 0; i < info->nr_chunks; i++) {
+		if (!rift_chunk_ok(&info->chunks[i]) || info->chunks[i].len != info->chunk_size)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * rift_info_encode() - build a complete INFO_REQ or INFO_RSP
+ * @info: contents; the TLVs sent are derived from @info->type, the status
+ *	and which optional values are non-zero/non-empty, not from
+ *	@info->present
+ * @buf: destination
+ * @cap: bytes available at @buf
+ *
+ * INFO_REQ carries the session name, host name (if set), offered features
+ * and heartbeat preference (if non-zero).  An INFO_RSP with status 0
+ * carries everything the client needs to start IO; a refusing one only the
+ * host name.
+ *
+ * Return: total length on success, -EINVAL if a value would be rejected by
+ * the peer, -EMSGSIZE if @cap is too small.
+ */
+int rift_info_encode(const struct rift_info *info, void *buf, size_t cap)
+{
+	struct rift_info_builder b;
+	int err;
+
+	err = rift_info_start(&b, buf, cap, info->type, info->version, info->status);
+	if (err)
+		return err;
+
+	if (info->host_name[0]) {
+		err = rift_info_put_name(&b, RIFT_TLV_HOST_NAME, info->host_name);
+		if (err)
+			return err;
+	}
+
+	if (info->type == RIFT_INFO_REQ) {
+		if (info->feat_offered & ~RIFT_FEAT_KNOWN)
+			return -EINVAL;
+		if (info->hb_interval_ms && !rift_hb_ok(info->hb_interval_ms))
+			return -EINVAL;
+		err = rift_info_put_name(&b, RIFT_TLV_SESS_NAME | RIFT_TLV_CRITICAL,
+					 info->sess_name);
+		if (!err)
+			err = rift_info_put_u64(&b, RIFT_TLV_FEAT_OFFERED, info->feat_offered);
+		if (!err && info->hb_interval_ms)
+			err = rift_info_put_u32(&b, RIFT_TLV_HB_INTERVAL_MS,
+						info->hb_interval_ms);
+		return err ? err : rift_info_finish(&b);
+	}
+
+	if (info->status)
+		return rift_info_finish(&b);
+	if (!rift_info_rsp_values_ok(info))
+		return -EINVAL;
+
+	err = rift_info_put_u64(&b, RIFT_TLV_FEAT_ACCEPTED | RIFT_TLV_CRITICAL,
+				info->feat_accepted);
+	if (!err)
+		err = rift_info_put_u32(&b, RIFT_TLV_HB_INTERVAL_MS, info->hb_interval_ms);
+	if (!err)
+		err = rift_info_put_u32(&b, RIFT_TLV_HB_MISSED_MAX, info->hb_missed_max);
+	if (!err)
+		err = rift_info_put_u32(&b, RIFT_TLV_MAX_IO_SIZE | RIFT_TLV_CRITICAL,
+					info->max_io_size);
+	if (!err)
+		err = rift_info_put_u32(&b, RIFT_TLV_QUEUE_DEPTH | RIFT_TLV_CRITICAL,
+					info->queue_depth);
+	if (!err)
+		err = rift_info_put_u32(&b, RIFT_TLV_CHUNK_SIZE | RIFT_TLV_CRITICAL,
+					info->chunk_size);
+	if (!err)
+		err = rift_info_put_chunks(&b, info->chunks, info->nr_chunks);
+	return err ? err : rift_info_finish(&b);
+}
+EXPORT_SYMBOL_GPL(rift_info_encode);
+
+static u32 rift_get_le32(const u8 *p)
+{
+	__le32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32_to_cpu(v);
+}
+
+static u64 rift_get_le64(const u8 *p)
+{
+	__le64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64_to_cpu(v);
+}
+
+static int rift_info_parse_name(char *dst, const u8 *val, u16 len)
+{
+	if (!rift_proto_name_valid((const char *)val, len))
+		return -EBADMSG;
+	memcpy(dst, val, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+/*
+ * Chunk table runs must arrive in index order and back to back: requiring
+ * first == entries seen so far rules out gaps, overlaps and duplicates with
+ * one comparison and keeps the caller's array densely filled.
+ */
+static int rift_info_parse_chunks(struct rift_info *info, const u8 *val, u16 len)
+{
+	struct rift_wire_chunk_tlv ct;
+	struct rift_wire_rbuf e;
+	struct rift_rbuf *c;
+	u32 first, elen, n, i;
+
+	memcpy(&ct, val, sizeof(ct));
+	first = le16_to_cpu(ct.first);
+	elen = le16_to_cpu(ct.entry_len);
+	if (elen < sizeof(e) || elen % 8)
+		return -EBADMSG;
+	len -= sizeof(ct);
+	val += sizeof(ct);
+	if (!len || len % elen)
+		return -EBADMSG;
+	n = len / elen;
+	if (first != info->nr_chunks || first + n > RIFT_MAX_QUEUE_DEPTH)
+		return -EBADMSG;
+	if ((info->present & BIT(RIFT_TLV_QUEUE_DEPTH)) && first + n > info->queue_depth)
+		return -EBADMSG;
+	if (first + n > info->chunks_cap)
+		return -ENOSPC;
+
+	for (i = 0; i < n; i++, val += elen) {
+		/* Only the v1 prefix of a longer entry is understood. */
+		memcpy(&e, val, sizeof(e));
+		c = &info->chunks[first + i];
+		c->addr = le64_to_cpu(e.addr);
+		c->len = le32_to_cpu(e.len);
+		c->rkey = le32_to_cpu(e.rkey);
+		if (!rift_chunk_ok(c))
+			return -EBADMSG;
+	}
+	info->nr_chunks = first + n;
+	return 0;
+}
+
+static int rift_info_parse_tlv(struct rift_info *info, u16 t, const u8 *val, u16 len)
+{
+	u32 v;
+
+	switch (t) {
+	case RIFT_TLV_SESS_NAME:
+		return rift_info_parse_name(info->sess_name, val, len);
+	case RIFT_TLV_HOST_NAME:
+		return rift_info_parse_name(info->host_name, val, len);
+	case RIFT_TLV_FEAT_OFFERED:
+		info->feat_offered = rift_get_le64(val);
+		return 0;
+	case RIFT_TLV_FEAT_ACCEPTED:
+		info->feat_accepted = rift_get_le64(val);
+		return 0;
+	case RIFT_TLV_CHUNK_TABLE:
+		return rift_info_parse_chunks(info, val, len);
+	}
+
+	v = rift_get_le32(val);
+	switch (t) {
+	case RIFT_TLV_HB_INTERVAL_MS:
+		info->hb_interval_ms = v;
+		return rift_hb_ok(v) ? 0 : -EBADMSG;
+	case RIFT_TLV_HB_MISSED_MAX:
+		info->hb_missed_max = v;
+		return rift_hb_missed_ok(v) ? 0 : -EBADMSG;
+	case RIFT_TLV_MAX_IO_SIZE:
+		info->max_io_size = v;
+		return rift_io_size_ok(v) ? 0 : -EBADMSG;
+	case RIFT_TLV_QUEUE_DEPTH:
+		info->queue_depth = v;
+		if (!v || v > RIFT_MAX_QUEUE_DEPTH || v < info->nr_chunks)
+			return -EBADMSG;
+		return 0;
+	case RIFT_TLV_CHUNK_SIZE:
+		info->chunk_size = v;
+		return rift_chunk_size_ok(v) ? 0 : -EBADMSG;
+	}
+	return -EBADMSG;
+}
+
+/* Whole-message rules that no single TLV can check. */
+static int rift_info_parse_final(struct rift_info *info)
+{
+	u32 i;
+
+	if (info->type == RIFT_INFO_REQ)
+		return (info->present & RIFT_INFO_REQ_REQUIRED) == RIFT_INFO_REQ_REQUIRED ?
+		       0 : -EBADMSG;
+	if (info->status)
+		return 0;
+	if ((info->present & RIFT_INFO_RSP_REQUIRED) != RIFT_INFO_RSP_REQUIRED)
+		return -EBADMSG;
+	if (!(info->present & BIT(RIFT_TLV_HB_MISSED_MAX)))
+		info->hb_missed_max = RIFT_HB_MISSED_DEFAULT;
+	if (info->nr_chunks != info->queue_depth)
+		return -EBADMSG;
+	if (!rift_io_fits_chunk(info->max_io_size, info->chunk_size))
+		return -EBADMSG;
+	for (i = 0; i < info->nr_chunks; i++)
+		if (info->chunks[i].len != info->chunk_size)
+			return -EBADMSG;
+	return 0;
+}
+
+/**
+ * rift_info_parse() - validate and decode an INFO_REQ or INFO_RSP
+ * @buf: received message
+ * @len: byte_len of the receive completion; total_len must not exceed it
+ * @version: negotiated version the header must carry
+ * @info: decoded contents, zeroed on failure (except @chunks/@chunks_cap)
+ * @chunks: storage for the chunk table, NULL if none is expected
+ * @chunks_cap: capacity of @chunks in entries
+ *
+ * Longer headers and longer fixed-size values than this build knows are
+ * accepted and their tails ignored; unknown TLVs are skipped unless marked
+ * %RIFT_TLV_CRITICAL.  A known TLV in a message type that does not define
+ * it is treated as unknown, because a later version may define it there.
+ *
+ * Return: 0 on success; -EOPNOTSUPP for an unknown critical TLV; -ENOSPC if
+ * the chunk table does not fit @chunks_cap; -EBADMSG for anything else
+ * malformed (bad header, lengths beyond @len, overrunning or duplicate
+ * TLVs, bad values, missing required TLVs, inconsistent chunk table).
+ */
+int rift_info_parse(const void *buf, size_t len, u16 version, struct rift_info *info,
+		    struct rift_rbuf *chunks, u32 chunks_cap)
+{
+	struct rift_wire_info_hdr h;
+	struct rift_wire_tlv t;
+	const u8 *p = buf;
+	u32 hdr_len, total, off, next, allowed;
+	u16 raw, type, vlen;
+	int err = -EBADMSG;
+
+	memset(info, 0, sizeof(*info));
+	info->chunks = chunks;
+	info->chunks_cap = chunks ? chunks_cap : 0;
+
+	if (!buf || len < sizeof(h))
+		goto out;
+	memcpy(&h, buf, sizeof(h));
+	if (le32_to_cpu(h.magic) != RIFT_INFO_MAGIC)
+		goto out;
+	info->type = le16_to_cpu(h.type);
+	info->version = le16_to_cpu(h.version);
+	info->status = le16_to_cpu(h.status);
+	hdr_len = le16_to_cpu(h.hdr_len);
+	total = le32_to_cpu(h.total_len);
+
+	if (info->type != RIFT_INFO_REQ && info->type != RIFT_INFO_RSP)
+		goto out;
+	if (!version || info->version != version)
+		goto out;
+	if (info->status && (info->type != RIFT_INFO_RSP || info->status > RIFT_IMM_ERRNO_MAX))
+		goto out;
+	if (hdr_len < sizeof(h) || hdr_len % RIFT_INFO_ALIGN)
+		goto out;
+	if (total < hdr_len || total > len || total > RIFT_INFO_MAX_LEN ||
+	    total % RIFT_INFO_ALIGN)
+		goto out;
+
+	allowed = rift_info_allowed(info->type);
+	for (off = hdr_len; off < total; off = next) {
+		/* off and total are multiples of 8, so a TLV header always fits. */
+		memcpy(&t, p + off, sizeof(t));
+		raw = le16_to_cpu(t.type);
+		vlen = le16_to_cpu(t.len);
+		type = raw & RIFT_TLV_TYPE_MASK;
+		if (vlen > total - off - sizeof(t))
+			goto out;
+		next = off + sizeof(t) + vlen;
+		next = (next + RIFT_INFO_ALIGN - 1) & ~(RIFT_INFO_ALIGN - 1);
+
+		if (!type)
+			goto out;
+		if (type >= RIFT_TLV_NR || !(allowed & BIT(type))) {
+			if (raw & RIFT_TLV_CRITICAL) {
+				err = -EOPNOTSUPP;
+				goto out;
+			}
+			info->nr_skipped++;
+			continue;
+		}
+		if (vlen < rift_tlv_min_len[type])
+			goto out;
+		if (type != RIFT_TLV_CHUNK_TABLE && (info->present & BIT(type)))
+			goto out;
+		err = rift_info_parse_tlv(info, type, p + off + sizeof(t), vlen);
+		if (err)
+			goto out;
+		err = -EBADMSG;
+		info->present |= BIT(type);
+	}
+
+	err = rift_info_parse_final(info);
+	if (!err)
+		return 0;
+out:
+	memset(info, 0, sizeof(*info));
+	info->chunks = chunks;
+	info->chunks_cap = chunks ? chunks_cap : 0;
+	return err;
+}
+EXPORT_SYMBOL_GPL(rift_info_parse);
+
+/**
+ * rift_info_rsp_check() - client side: accept a parsed INFO_RSP
+ * @rsp: parsed INFO_RSP
+ * @offered: feature bits the client sent in its INFO_REQ
+ * @con: CON_RSP of connection 0, or NULL to skip the comparison
+ *
+ * The server states the queue depth, chunk size and IO size twice (CM
+ * private data, then INFO_RSP); a mismatch means one of them is lying or
+ * stale and the client must not guess which.
+ *
+ * Return: 0 if the session may start, -ECONNREFUSED if the server refused
+ * it, -EINVAL if @rsp is not an INFO_RSP, -EBADMSG on any inconsistency.
+ */
+int rift_info_rsp_check(const struct rift_info *rsp, u64 offered,
+			const struct rift_con_rsp *con)
+{
+	if (rsp->type != RIFT_INFO_RSP)
+		return -EINVAL;
+	if (rsp->status)
+		return -ECONNREFUSED;
+	if (rift_proto_features_check(offered, rsp->feat_accepted))
+		return -EBADMSG;
+	if (con && (con->version != rsp->version || con->queue_depth != rsp->queue_depth ||
+		    con->chunk_size != rsp->chunk_size || con->max_io_size != rsp->max_io_size))
+		return -EBADMSG;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_info_rsp_check);

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: every test Rift has, in order of cost.  Each step prints
+# ok / not ok; unit tests and selftests count one per test.  Ends with
+# "check: N passed, N failed, N skipped" and exits 1 on any failure.
+#
+# env: RIFT_FUZZ_SECONDS (default 60), RIFT_SKIP_VM=1 (no VM selftests),
+#      KVER (kernel to build for and boot).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+logs=$top/build/check
+# From scratch, so W=1 and sparse judge every file.
+make -s clean >/dev/null 2>&1
+mkdir -p "$logs"
+RIFT_CACHE=${RIFT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rift}
+scripts=$RIFT_CACHE/linux-source-6.1/scripts
+
+pass=0 fail=0 skip=0
+
+result()
+{
+	local rc=$1 name=$2
+	if [ "$rc" -eq 0 ]; then
+		echo "ok - $name"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $name (log: ${logs#"$top"/}/$3)"
+		# The lines that say what is wrong, else the end of the log.
+		{ grep -E 'warning|error|ERROR|WARNING|CHECK|^not ok' "$logs/$3" ||
+		  tail -n 25 "$logs/$3"; } | head -n 25 | sed 's/^/#   /'
+		fail=$((fail + 1))
+	fi
+}
+
+# add_counts LOG WHAT: fold a runner's "WHAT: N passed, N failed[, N skipped]".
+add_counts()
+{
+	local line p f s
+	line=$(grep -E "^$2: [0-9]+ passed, [0-9]+ failed" "$1" | tail -n 1)
+	[ -n "$line" ] || return 1
+	p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	s=0
+	grep -q skipped <<<"$line" && s=$(sed -E 's/.* ([0-9]+) skipped.*/\1/' <<<"$line")
+	pass=$((pass + p))
+	fail=$((fail + f))
+	skip=$((skip + s))
+	echo "# $line"
+}
+
+# Our kernel sources: what checkpatch, sparse and kernel-doc judge.
+kernel_sources()
+{
+	find include rift riftblk tools/vm/canary -name '*.[ch]' ! -name '*.mod.c' | sort
+}
+
+echo "# rift: make check"
+
+tools/deps.sh > "$logs/deps.log" 2>&1
+result $? "dependencies installed" deps.log
+[ $fail -eq 0 ] || { echo "check: $pass passed, $fail failed, $skip skipped"; exit 1; }
+
+if [ -f tools/unit/Makefile ]; then
+	make -C tools/unit run > "$logs/unit.log" 2>&1
+	rc=$?
+	if ! add_counts "$logs/unit.log" unit || [ $rc -ne 0 ]; then
+		result 1 "unit tests" unit.log
+	fi
+fi
+
+if [ -f tools/fuzz/Makefile ]; then
+	make -C tools/fuzz run FUZZ_SECONDS="${RIFT_FUZZ_SECONDS:-60}" > "$logs/fuzz.log" 2>&1
+	result $? "fuzz decoders for ${RIFT_FUZZ_SECONDS:-60}s" fuzz.log
+fi
+
+make -s W=1 > "$logs/build.log" 2>&1
+rc=$?
+if grep -E 'warning:|error:' "$logs/build.log" >/dev/null; then rc=1; fi
+result $rc "modules build clean with W=1" build.log
+
+make -s C=2 > "$logs/sparse.log" 2>&1
+rc=$?
+if grep -E '^/?[^ ]*\.[ch]:[0-9]+:[0-9]+: (warning|error):' "$logs/sparse.log" >/dev/null; then rc=1; fi
+result $rc "sparse (C=2) clean" sparse.log
+
+mapfile -t srcs < <(kernel_sources)
+"$scripts/checkpatch.pl" --strict --no-tree --terse --show-types -f "${srcs[@]}" \
+	> "$logs/checkpatch.log" 2>&1
+rc=$?
+if grep -E ': (ERROR|WARNING|CHECK):' "$logs/checkpatch.log" >/dev/null; then rc=1; fi
+result $rc "checkpatch --strict clean (${#srcs[@]} files)" checkpatch.log
+
+"$scripts/kernel-doc" -none "${srcs[@]}" > "$logs/kernel-doc.log" 2>&1
+rc=$?
+if grep -Ei 'warning|error' "$logs/kernel-doc.log" >/dev/null; then rc=1; fi
+result $rc "kernel-doc clean" kernel-doc.log
+
+if [ "${RIFT_SKIP_VM:-0}" = 1 ]; then
+	echo "ok - VM selftests # SKIP RIFT_SKIP_VM=1"
+	skip=$((skip + 1))
+else
+	tools/vm/run-selftests.sh > "$logs/selftests.log" 2>&1
+	rc=$?
+	grep -E '^(not )?ok [0-9]+ selftests:' "$logs/selftests.log"
+	if ! add_counts "$logs/selftests.log" selftests || [ $rc -ne 0 ]; then
+		result 1 "VM selftests" selftests.log
+	fi
+fi
+
+echo "check: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
