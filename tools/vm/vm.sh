@@ -74,7 +74,7 @@ timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -display none \
 	</dev/null >"$out/qemu-$name.stderr" 2>&1 || rc=$?
 
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-	echo "vm($name): killed by the ${tmo}s timeout; console: $log" >&2
+	echo "vm($name): killed (hard timeout ${tmo}s, or the harness watchdog); console: $log" >&2
 	exit 124
 fi
 if [ ! -s "$out/$name.status" ]; then
