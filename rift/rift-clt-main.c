@@ -1,19 +1,260 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rift RDMA transport: client side, module entry.
- *
- * The class gives every object this module creates a stable home under
- * /sys/class/rift-client/, which is where users configure it.
+ * Rift client: module entry and sessions (open, close, limits).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/device.h>
+#include <linux/slab.h>
+#include <linux/random.h>
 
-static struct class rift_clt_class = {
+#include "rift-clt.h"
+
+static unsigned int default_queue_depth = 128;
+module_param(default_queue_depth, uint, 0444);
+MODULE_PARM_DESC(default_queue_depth,
+		 "Permits a session asks for when its ULP names none (default 128)");
+
+static unsigned int max_io_cons = 4;
+module_param(max_io_cons, uint, 0444);
+MODULE_PARM_DESC(max_io_cons,
+		 "Cap on IO connections per path (default 4; one per online CPU below it)");
+
+static unsigned int reconnect_delay_ms = 2000;
+module_param(reconnect_delay_ms, uint, 0644);
+MODULE_PARM_DESC(reconnect_delay_ms, "Delay before reconnecting a failed path (default 2000)");
+
+struct class rift_clt_class = {
 	.name = "rift-client",
 };
+
+static void rift_clt_sess_release(struct device *dev)
+{
+	struct rift_clt_sess *sess = container_of(dev, struct rift_clt_sess, dev);
+
+	rift_clt_reqs_free(sess);
+	kfree(sess);
+}
+
+/**
+ * rift_clt_sess_add_path() - add a path to a session and connect it
+ * @sess: session
+ * @src: source address or family AF_UNSPEC
+ * @dst: destination address and port
+ *
+ * Return: 0 once the path is in the session (connected, or in ERROR and
+ * retrying, see its last_error); -EEXIST for a duplicate; another errno if
+ * it could not be added.
+ */
+int rift_clt_sess_add_path(struct rift_clt_sess *sess,
+			   const struct sockaddr_storage *src,
+			   const struct sockaddr_storage *dst)
+{
+	struct rift_clt_path *path, *p;
+	int err;
+
+	path = rift_clt_path_create(sess, src, dst);
+	if (IS_ERR(path))
+		return PTR_ERR(path);
+
+	mutex_lock(&sess->lock);
+	if (sess->closing) {
+		err = -ENODEV;
+		goto err_unlock;
+	}
+	list_for_each_entry(p, &sess->paths, entry) {
+		if (!strcmp(p->name, path->name)) {
+			err = -EEXIST;
+			goto err_unlock;
+		}
+	}
+	err = rift_clt_path_sysfs_add(path);
+	if (err)
+		goto err_unlock;
+	list_add_tail_rcu(&path->entry, &sess->paths);
+	mutex_unlock(&sess->lock);
+
+	if (rift_clt_path_connect_sync(path))
+		queue_delayed_work(sess->wq, &path->connect_work,
+				   msecs_to_jiffies(sess->reconnect_delay_ms));
+	return 0;
+
+err_unlock:
+	mutex_unlock(&sess->lock);
+	kobject_put(&path->kobj);
+	return err;
+}
+
+/**
+ * rift_clt_sess_remove_path() - take a path out of its session
+ * @path: path; safe against concurrent removal and session close
+ */
+void rift_clt_sess_remove_path(struct rift_clt_path *path)
+{
+	struct rift_clt_sess *sess = path->sess;
+	bool mine = false;
+
+	mutex_lock(&sess->lock);
+	if (!list_empty(&path->entry)) {
+		list_del_rcu(&path->entry);
+		INIT_LIST_HEAD(&path->entry);
+		mine = true;
+	}
+	mutex_unlock(&sess->lock);
+	if (!mine)
+		return;
+	/* No submitter can still be looking at the path after this. */
+	synchronize_rcu();
+	rift_clt_path_destroy(path);
+}
+
+static void rift_clt_sess_remove_all(struct rift_clt_sess *sess)
+{
+	struct rift_clt_path *path;
+
+	for (;;) {
+		mutex_lock(&sess->lock);
+		path = list_first_entry_or_null(&sess->paths,
+						struct rift_clt_path, entry);
+		if (path)
+			kobject_get(&path->kobj);
+		mutex_unlock(&sess->lock);
+		if (!path)
+			break;
+		rift_clt_sess_remove_path(path);
+		kobject_put(&path->kobj);
+	}
+}
+
+static u16 rift_clt_nr_cons(u16 asked)
+{
+	unsigned int io = asked ? asked : num_online_cpus();
+	unsigned int cap = min_t(unsigned int, max_io_cons ? : 1,
+				 RIFT_CLT_MAX_IO_CONS);
+
+	return clamp_t(unsigned int, io, 1, cap) + 1;
+}
+
+/**
+ * rift_clt_open() - open a session to a Rift server
+ * @args: session name, paths and options
+ *
+ * Connects every path; returns once at least one is connected.  Paths that
+ * failed stay in the session and keep retrying.
+ *
+ * Return: the session, or an ERR_PTR: -EINVAL for bad arguments, -EEXIST
+ * if a session of that name exists, the last path's error if none
+ * connected.
+ */
+struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
+{
+	struct rift_clt_sess *sess;
+	struct sockaddr_storage any = { .ss_family = AF_UNSPEC };
+	size_t i;
+	int err;
+
+	if (!args || !args->sessname || !args->paths || !args->nr_paths ||
+	    !rift_proto_name_valid(args->sessname, strlen(args->sessname)) ||
+	    args->queue_depth > RIFT_MAX_QUEUE_DEPTH)
+		return ERR_PTR(-EINVAL);
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return ERR_PTR(-ENOMEM);
+	strscpy(sess->name, args->sessname, sizeof(sess->name));
+	get_random_bytes(sess->uuid, sizeof(sess->uuid));
+	sess->uuid[0] |= 1;
+	if (args->ops)
+		sess->ops = *args->ops;
+	sess->port = args->port ? args->port : RIFT_DEFAULT_PORT;
+	sess->nr_cons = rift_clt_nr_cons(args->nr_cons);
+	sess->req_queue_depth = args->queue_depth ? args->queue_depth :
+		clamp_t(u32, default_queue_depth, 1, RIFT_MAX_QUEUE_DEPTH);
+	sess->pdu_size = args->pdu_size;
+	sess->reconnect_delay_ms = reconnect_delay_ms;
+	mutex_init(&sess->lock);
+	INIT_LIST_HEAD(&sess->paths);
+	init_waitqueue_head(&sess->permit_wait);
+	sess->wq = system_long_wq;
+
+	device_initialize(&sess->dev);
+	sess->dev.class = &rift_clt_class;
+	sess->dev.release = rift_clt_sess_release;
+	sess->dev.groups = rift_clt_sess_groups;
+	err = dev_set_name(&sess->dev, "%s", sess->name);
+	if (err)
+		goto err_put;
+	err = device_add(&sess->dev);
+	if (err)
+		goto err_put;
+	sess->paths_kobj = kobject_create_and_add("paths", &sess->dev.kobj);
+	if (!sess->paths_kobj) {
+		err = -ENOMEM;
+		goto err_del;
+	}
+
+	for (i = 0; i < args->nr_paths; i++) {
+		const struct rift_path_addr *a = &args->paths[i];
+
+		err = rift_clt_sess_add_path(sess, a->src ? a->src : &any, a->dst);
+		if (err)
+			goto err_paths;
+	}
+	if (!atomic_read(&sess->connected)) {
+		err = -EHOSTUNREACH;
+		goto err_paths;
+	}
+	err = rift_clt_reqs_init(sess);
+	if (err)
+		goto err_paths;
+	return sess;
+
+err_paths:
+	mutex_lock(&sess->lock);
+	sess->closing = true;
+	mutex_unlock(&sess->lock);
+	rift_clt_sess_remove_all(sess);
+	kobject_put(sess->paths_kobj);
+err_del:
+	device_del(&sess->dev);
+err_put:
+	put_device(&sess->dev);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_GPL(rift_clt_open);
+
+/**
+ * rift_clt_close() - close a session
+ * @sess: session from rift_clt_open(); no request of it may be in flight
+ *	submission any more (outstanding ones are failed)
+ */
+void rift_clt_close(struct rift_clt_sess *sess)
+{
+	mutex_lock(&sess->lock);
+	sess->closing = true;
+	mutex_unlock(&sess->lock);
+	rift_clt_sess_remove_all(sess);
+	kobject_put(sess->paths_kobj);
+	device_unregister(&sess->dev);
+}
+EXPORT_SYMBOL_GPL(rift_clt_close);
+
+/**
+ * rift_clt_query() - limits of an open session
+ * @sess: session
+ * @attrs: filled in
+ *
+ * Return: 0.
+ */
+int rift_clt_query(struct rift_clt_sess *sess, struct rift_clt_attrs *attrs)
+{
+	attrs->queue_depth = sess->queue_depth;
+	attrs->max_io_size = sess->max_io_size;
+	attrs->max_segments = RIFT_IO_MAX_SEGS;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_clt_query);
 
 static int __init rift_clt_init(void)
 {

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rift: the in-kernel API for upper-layer protocols (ULPs).
+ *
+ * A client ULP opens a session to a server by name over one or more paths
+ * and submits requests on it; a server ULP opens a context on a port and
+ * answers the requests that arrive.  Requests move a ULP header (up to
+ * RIFT_USR_LEN_MAX bytes) and a data buffer in one direction or the other.
+ */
+#ifndef _RIFT_H
+#define _RIFT_H
+
+#include <linux/types.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
+#include <linux/scatterlist.h>
+
+struct rift_clt_sess;
+struct rift_permit;
+struct rift_srv_ctx;
+struct rift_srv_sess;
+struct rift_srv_op;
+
+/**
+ * enum rift_dir - direction of a request's data
+ * @RIFT_READ: server to client
+ * @RIFT_WRITE: client to server
+ */
+enum rift_dir {
+	RIFT_READ,
+	RIFT_WRITE,
+};
+
+/**
+ * struct rift_path_addr - one path of a session
+ * @src: source address (may be NULL: any local address)
+ * @dst: destination address
+ */
+struct rift_path_addr {
+	struct sockaddr_storage *src;
+	struct sockaddr_storage *dst;
+};
+
+/**
+ * enum rift_clt_link_ev - session-wide link events for a client ULP
+ * @RIFT_CLT_LINK_EV_RECONNECTED: a path is connected again after the
+ *	session had none
+ * @RIFT_CLT_LINK_EV_DISCONNECTED: the last connected path went down
+ */
+enum rift_clt_link_ev {
+	RIFT_CLT_LINK_EV_RECONNECTED,
+	RIFT_CLT_LINK_EV_DISCONNECTED,
+};
+
+/**
+ * struct rift_clt_ops - client ULP callbacks
+ * @priv: passed back to every callback
+ * @link_ev: link event; may sleep
+ */
+struct rift_clt_ops {
+	void	*priv;
+	void	(*link_ev)(void *priv, enum rift_clt_link_ev ev);
+};
+
+/**
+ * struct rift_clt_open_args - what a client ULP asks for
+ * @sessname: session name, 1..RIFT_NAME_MAX printable characters; the
+ *	server knows the session by it
+ * @paths: the paths
+ * @nr_paths: number of @paths, at least one
+ * @port: server port (0: the default port)
+ * @queue_depth: permits asked for (0: the module default); the server may
+ *	grant fewer, see rift_clt_query()
+ * @nr_cons: connections per path (0: one per online CPU, capped)
+ * @pdu_size: bytes of ULP private data attached to every permit
+ * @ops: callbacks
+ */
+struct rift_clt_open_args {
+	const char			*sessname;
+	const struct rift_path_addr	*paths;
+	size_t				nr_paths;
+	u16				port;
+	u16				queue_depth;
+	u16				nr_cons;
+	size_t				pdu_size;
+	const struct rift_clt_ops	*ops;
+};
+
+/**
+ * struct rift_clt_attrs - limits of an open session
+ * @queue_depth: permits, i.e. requests that can be in flight at once
+ * @max_io_size: largest data length of one request, in bytes
+ * @max_segments: largest number of scatterlist entries of one request
+ */
+struct rift_clt_attrs {
+	u32	queue_depth;
+	u32	max_io_size;
+	u32	max_segments;
+};
+
+/**
+ * enum rift_wait - whether rift_clt_get_permit() may sleep
+ * @RIFT_PERMIT_NOWAIT: return NULL when none is free
+ * @RIFT_PERMIT_WAIT: sleep until one is free
+ */
+enum rift_wait {
+	RIFT_PERMIT_NOWAIT,
+	RIFT_PERMIT_WAIT,
+};
+
+/**
+ * struct rift_clt_req_ops - completion of one request
+ * @priv: passed back to @done
+ * @done: called once per request with 0 or a negative errno, from any
+ *	context that cannot sleep; the permit is still the ULP's
+ */
+struct rift_clt_req_ops {
+	void	*priv;
+	void	(*done)(void *priv, int err);
+};
+
+struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args);
+void rift_clt_close(struct rift_clt_sess *sess);
+int rift_clt_query(struct rift_clt_sess *sess, struct rift_clt_attrs *attrs);
+struct rift_permit *rift_clt_get_permit(struct rift_clt_sess *sess,
+					enum rift_wait wait);
+void rift_clt_put_permit(struct rift_clt_sess *sess,
+			 struct rift_permit *permit);
+void *rift_permit_to_pdu(struct rift_permit *permit);
+int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
+		     const struct rift_clt_req_ops *ops,
+		     struct rift_permit *permit,
+		     const struct kvec *usr, size_t nr_usr,
+		     size_t data_len, struct scatterlist *sg,
+		     unsigned int sg_cnt);
+
+/**
+ * enum rift_srv_link_ev - server session events
+ * @RIFT_SRV_LINK_EV_CONNECTED: a session's first path is up
+ * @RIFT_SRV_LINK_EV_DISCONNECTED: a session's last path is gone; no
+ *	request of it is outstanding any more
+ */
+enum rift_srv_link_ev {
+	RIFT_SRV_LINK_EV_CONNECTED,
+	RIFT_SRV_LINK_EV_DISCONNECTED,
+};
+
+/**
+ * struct rift_srv_ops - server ULP callbacks
+ * @rdma_ev: a request arrived.  For a write, @data holds @datalen bytes
+ *	from the client; for a read, the ULP fills @data with @datalen bytes.
+ *	The ULP answers with rift_srv_resp(), now or later from any context.
+ *	Returning a negative errno answers the request with it instead.
+ * @link_ev: session event; may sleep.  A negative return on CONNECTED
+ *	refuses the session.
+ */
+struct rift_srv_ops {
+	int	(*rdma_ev)(void *priv, struct rift_srv_op *op, enum rift_dir dir,
+			   void *data, size_t datalen, const void *usr,
+			   size_t usrlen);
+	int	(*link_ev)(struct rift_srv_sess *sess, enum rift_srv_link_ev ev,
+			   void *priv);
+};
+
+struct rift_srv_ctx *rift_srv_open(const struct rift_srv_ops *ops, void *priv,
+				   u16 port);
+void rift_srv_close(struct rift_srv_ctx *ctx);
+void rift_srv_resp(struct rift_srv_op *op, int err);
+void rift_srv_set_sess_priv(struct rift_srv_sess *sess, void *priv);
+int rift_srv_get_sess_name(struct rift_srv_sess *sess, char *buf, size_t len);
+
+#endif /* _RIFT_H */

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift client: the IO path.  Permits, request submission over RDMA WRITE
+ * (+ WITH_IMM), immediate-data responses, and failing what a dead
+ * connection still held.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "rift-clt.h"
+
+/* ULP header + alignment padding + the longest descriptor. */
+#define RIFT_CLT_HDR_BUF	(RIFT_USR_LEN_MAX + RIFT_IO_DESC_ALIGN + \
+				 RIFT_IO_DESC_MAX_LEN)
+
+static struct rift_clt_con *rift_clt_wc_con(struct ib_wc *wc)
+{
+	struct rift_con *c = wc->qp->qp_context;
+
+	return container_of(c, struct rift_clt_con, c);
+}
+
+static void rift_clt_req_unmap(struct rift_clt_req *req)
+{
+	struct ib_device *ib_dev = req->con->c.dev->ib_dev;
+
+	if (req->nents)
+		ib_dma_unmap_sg(ib_dev, req->sg, req->sg_cnt,
+				req->dir == RIFT_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+	req->nents = 0;
+	if (req->hdr_dma)
+		ib_dma_unmap_single(ib_dev, req->hdr_dma, RIFT_CLT_HDR_BUF,
+				    DMA_TO_DEVICE);
+	req->hdr_dma = 0;
+}
+
+static void rift_clt_req_end(struct rift_clt_req *req, int err)
+{
+	struct rift_clt_path *path = req->path;
+
+	if (req->mr) {
+		ib_mr_pool_put(req->con->c.cm_id->qp,
+			       &req->con->c.cm_id->qp->rdma_mrs, req->mr);
+		req->mr = NULL;
+	}
+	rift_clt_req_unmap(req);
+	if (err)
+		this_cpu_inc(path->stats->errors);
+	atomic_dec(&path->inflight);
+	req->ops.done(req->ops.priv, err);
+}
+
+static void rift_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_clt_req *req = container_of(wc->wr_cqe, struct rift_clt_req,
+						inv_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			rift_clt_path_fail(req->path, "local invalidate failed");
+		/* The connection's close path completes the request. */
+		return;
+	}
+	if (!xchg(&req->active, false))
+		return;
+	rift_clt_req_end(req, req->result);
+}
+
+/*
+ * A read's pages may be handed back only once the server can no longer
+ * write them: invalidate the MR first, complete in rift_clt_inv_done().
+ */
+static void rift_clt_req_complete(struct rift_clt_req *req, int err)
+{
+	struct ib_send_wr inv = {};
+
+	req->result = err;
+	if (req->mr) {
+		inv.opcode = IB_WR_LOCAL_INV;
+		inv.wr_cqe = &req->inv_cqe;
+		inv.send_flags = IB_SEND_SIGNALED;
+		inv.ex.invalidate_rkey = req->mr->rkey;
+		if (ib_post_send(req->con->c.cm_id->qp, &inv, NULL) == 0)
+			return;
+		/* The QP is dying; its close path completes the request. */
+		rift_clt_path_fail(req->path, "cannot post local invalidate");
+		return;
+	}
+	if (!xchg(&req->active, false))
+		return;
+	rift_clt_req_end(req, err);
+}
+
+static void rift_clt_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	if (unlikely(wc->status != IB_WC_SUCCESS) &&
+	    wc->status != IB_WC_WR_FLUSH_ERR)
+		rift_clt_path_fail(rift_clt_wc_con(wc)->path,
+				   ib_wc_status_msg(wc->status));
+}
+
+/*
+ * All request WRs but the local invalidate share this CQE: their success
+ * needs no action (the server's response completes the request), their
+ * failure fails the path.
+ */
+static struct ib_cqe rift_clt_io_cqe = {
+	.done = rift_clt_tx_done,
+};
+
+static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
+{
+	struct rift_clt_sess *sess = con->path->sess;
+	struct rift_clt_req *req;
+
+	if (!sess->reqs || imm->chunk >= sess->queue_depth) {
+		rift_clt_path_fail(con->path, "response names an unknown chunk");
+		return;
+	}
+	req = &sess->reqs[imm->chunk];
+	if (!READ_ONCE(req->active) || req->con != con) {
+		rift_clt_path_fail(con->path, "response to no outstanding request");
+		return;
+	}
+	rift_clt_req_complete(req, -imm->err);
+}
+
+/**
+ * rift_clt_rx_done() - completion of every receive on a client connection
+ * @cq: completion queue
+ * @wc: work completion
+ *
+ * Runs in softirq context: answers are completed here, anything that
+ * needs teardown is handed to the path's close work.
+ */
+void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_iu *iu = container_of(wc->wr_cqe, struct rift_iu, cqe);
+	struct rift_clt_con *con = rift_clt_wc_con(wc);
+	struct rift_clt_path *path = con->path;
+	struct rift_imm imm;
+	int err;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (iu == con->info_rx) {
+			path->info_err = -EIO;
+			complete(&path->info_done);
+		}
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			rift_clt_path_fail(path, ib_wc_status_msg(wc->status));
+		return;
+	}
+	if (iu == con->info_rx) {
+		path->info_len = wc->byte_len;
+		complete(&path->info_done);
+		return;
+	}
+	if (!(wc->wc_flags & IB_WC_WITH_IMM)) {
+		rift_clt_path_fail(path, "message without immediate data");
+		return;
+	}
+	err = rift_imm_decode(wc->ex.imm_data, RIFT_MAX_QUEUE_DEPTH, &imm);
+	if (err) {
+		rift_clt_path_fail(path, "malformed immediate data");
+		return;
+	}
+	switch (imm.type) {
+	case RIFT_IMM_RSP:
+		rift_clt_rsp(con, &imm);
+		break;
+	case RIFT_IMM_HB:
+	case RIFT_IMM_HB_ACK:
+		/* Any traffic is a sign of life; nothing else to do yet. */
+		break;
+	default:
+		rift_clt_path_fail(path, "unexpected message type");
+		return;
+	}
+	err = rift_post_recv(&con->c, iu);
+	if (err)
+		rift_clt_path_fail(path, "cannot repost receive");
+}
+
+/**
+ * rift_clt_fail_inflight() - complete what a closed path still held
+ * @path: path whose connections are drained or destroyed
+ *
+ * Called only after the QPs were drained, so no completion for these
+ * requests can arrive any more and their pages are no longer reachable
+ * by the server (MRs are deregistered with the connection's pool).
+ */
+void rift_clt_fail_inflight(struct rift_clt_path *path)
+{
+	struct rift_clt_sess *sess = path->sess;
+	u32 i;
+
+	if (!sess->reqs)
+		return;
+	for (i = 0; i < sess->queue_depth; i++) {
+		struct rift_clt_req *req = &sess->reqs[i];
+
+		if (READ_ONCE(req->path) != path || !READ_ONCE(req->active))
+			continue;
+		if (!xchg(&req->active, false))
+			continue;
+		rift_clt_req_end(req, -ECONNRESET);
+	}
+}
+
+static struct rift_permit *rift_clt_permit(struct rift_clt_sess *sess, u32 id)
+{
+	return sess->permits + id * sess->permit_size;
+}
+
+/**
+ * rift_clt_reqs_init() - allocate permits and requests for the queue depth
+ * @sess: session whose queue depth is known
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rift_clt_reqs_init(struct rift_clt_sess *sess)
+{
+	u32 i;
+
+	sess->permit_size = ALIGN(sizeof(struct rift_permit) + sess->pdu_size, 8);
+	sess->permits = kcalloc(sess->queue_depth, sess->permit_size, GFP_KERNEL);
+	sess->permit_map = bitmap_zalloc(sess->queue_depth, GFP_KERNEL);
+	sess->reqs = kcalloc(sess->queue_depth, sizeof(*sess->reqs), GFP_KERNEL);
+	if (!sess->permits || !sess->permit_map || !sess->reqs)
+		goto err;
+	for (i = 0; i < sess->queue_depth; i++) {
+		struct rift_clt_req *req = &sess->reqs[i];
+
+		rift_clt_permit(sess, i)->id = i;
+		req->permit_id = i;
+		req->inv_cqe.done = rift_clt_inv_done;
+		req->hdr = kzalloc(RIFT_CLT_HDR_BUF, GFP_KERNEL);
+		req->sges = kcalloc(RIFT_IO_MAX_SEGS, sizeof(*req->sges), GFP_KERNEL);
+		req->wrs = kcalloc(RIFT_IO_MAX_SEGS, sizeof(*req->wrs), GFP_KERNEL);
+		if (!req->hdr || !req->sges || !req->wrs)
+			goto err;
+	}
+	return 0;
+err:
+	rift_clt_reqs_free(sess);
+	return -ENOMEM;
+}
+
+/**
+ * rift_clt_reqs_free() - free what rift_clt_reqs_init() allocated
+ * @sess: session; safe to call twice
+ */
+void rift_clt_reqs_free(struct rift_clt_sess *sess)
+{
+	u32 i;
+
+	if (sess->reqs) {
+		for (i = 0; i < sess->queue_depth; i++) {
+			kfree(sess->reqs[i].hdr);
+			kfree(sess->reqs[i].sges);
+			kfree(sess->reqs[i].wrs);
+		}
+	}
+	kfree(sess->reqs);
+	sess->reqs = NULL;
+	bitmap_free(sess->permit_map);
+	sess->permit_map = NULL;
+	kfree(sess->permits);
+	sess->permits = NULL;
+}
+
+static struct rift_permit *rift_clt_try_get_permit(struct rift_clt_sess *sess)
+{
+	u32 id;
+
+	do {
+		id = find_first_zero_bit(sess->permit_map, sess->queue_depth);
+		if (id >= sess->queue_depth)
+			return NULL;
+	} while (test_and_set_bit_lock(id, sess->permit_map));
+	return rift_clt_permit(sess, id);
+}
+
+/**
+ * rift_clt_get_permit() - reserve a request slot
+ * @sess: session
+ * @wait: whether to sleep until one is free
+ *
+ * Return: a permit, or NULL if none is free and @wait is RIFT_PERMIT_NOWAIT.
+ */
+struct rift_permit *rift_clt_get_permit(struct rift_clt_sess *sess,
+					enum rift_wait wait)
+{
+	struct rift_permit *permit;
+
+	permit = rift_clt_try_get_permit(sess);
+	if (permit || wait == RIFT_PERMIT_NOWAIT)
+		goto out;
+	wait_event(sess->permit_wait,
+		   (permit = rift_clt_try_get_permit(sess)) != NULL);
+out:
+	if (permit)
+		permit->cpu = raw_smp_processor_id();
+	return permit;
+}
+EXPORT_SYMBOL_GPL(rift_clt_get_permit);
+
+/**
+ * rift_clt_put_permit() - release a permit taken by rift_clt_get_permit()
+ * @sess: session
+ * @permit: permit; its request must have completed
+ */
+void rift_clt_put_permit(struct rift_clt_sess *sess, struct rift_permit *permit)
+{
+	clear_bit_unlock(permit->id, sess->permit_map);
+	/* Pairs with the barrier in wait_event()'s prepare_to_wait(). */
+	smp_mb__after_atomic();
+	if (wq_has_sleeper(&sess->permit_wait))
+		wake_up(&sess->permit_wait);
+}
+EXPORT_SYMBOL_GPL(rift_clt_put_permit);
+
+/**
+ * rift_permit_to_pdu() - the ULP's private data of a permit
+ * @permit: permit
+ *
+ * Return: pointer to rift_clt_open_args.pdu_size bytes.
+ */
+void *rift_permit_to_pdu(struct rift_permit *permit)
+{
+	return permit->pdu;
+}
+EXPORT_SYMBOL_GPL(rift_permit_to_pdu);
+
+static struct rift_clt_con *rift_clt_pick_con(struct rift_clt_path *path,
+					      struct rift_permit *permit)
+{
+	int cpu = raw_smp_processor_id();
+	u16 nr_io = path->nr_cons - 1;
+
+	if (!nr_io)
+		return &path->cons[RIFT_CLT_CON_CTL];
+	if (cpu != permit->cpu)
+		this_cpu_inc(path->stats->migrations);
+	return &path->cons[1 + cpu % nr_io];
+}
+
+static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
+			    size_t nr_usr, struct rift_io_req *io)
+{
+	struct rift_clt_con *con = req->con;
+	struct rift_clt_path *path = req->path;
+	struct ib_device *ib_dev = con->c.dev->ib_dev;
+	struct rift_io_limits lim = {
+		.chunk_size = path->chunk_size,
+		.max_io_size = path->max_io_size,
+	};
+	const struct rift_rbuf *chunk = &path->chunks[req->permit_id];
+	struct ib_sge hdr_sge;
+	struct ib_rdma_wr hdr_wr = {};
+	struct ib_reg_wr reg_wr = {};
+	struct ib_send_wr *first = &hdr_wr.wr, **link = &first;
+	struct rift_rbuf seg;
+	struct rift_imm imm = {};
+	struct scatterlist *s;
+	u32 max_sge = con->c.max_send_sge;
+	u32 off, hdr_gap, n;
+	size_t k, pos;
+	int i;
+	int len, err;
+	__be32 imm_data;
+
+	/* ULP header first, then pad up to the descriptor's alignment. */
+	for (k = 0, pos = 0; k < nr_usr; k++) {
+		memcpy(req->hdr + pos, usr[k].iov_base, usr[k].iov_len);
+		pos += usr[k].iov_len;
+	}
+	if (io->dir == RIFT_IO_READ) {
+		req->mr = ib_mr_pool_get(con->c.cm_id->qp, &con->c.cm_id->qp->rdma_mrs);
+		if (!req->mr)
+			return -EAGAIN;
+		n = ib_map_mr_sg(req->mr, req->sg, req->nents, NULL, PAGE_SIZE);
+		if (n != req->nents)
+			return n < 0 ? n : -EINVAL;
+		ib_update_fast_reg_key(req->mr, ib_inc_rkey(req->mr->rkey));
+		reg_wr.wr.opcode = IB_WR_REG_MR;
+		reg_wr.wr.wr_cqe = &rift_clt_io_cqe;
+		reg_wr.mr = req->mr;
+		reg_wr.key = req->mr->rkey;
+		reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		seg.addr = req->mr->iova;
+		seg.len = req->mr->length;
+		seg.rkey = req->mr->rkey;
+		io->nr_segs = 1;
+	}
+	err = rift_proto_io_layout(&lim, io);
+	if (err)
+		return err;
+	hdr_gap = io->desc_off - io->usr_off;
+	len = rift_proto_io_desc_encode(&lim, io, io->dir == RIFT_IO_READ ? &seg : NULL,
+					req->hdr + hdr_gap, RIFT_CLT_HDR_BUF - hdr_gap);
+	if (len < 0)
+		return len;
+	req->hdr_len = hdr_gap + len;
+	req->hdr_dma = ib_dma_map_single(ib_dev, req->hdr, RIFT_CLT_HDR_BUF,
+					 DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, req->hdr_dma)) {
+		req->hdr_dma = 0;
+		return -ENOMEM;
+	}
+
+	if (io->dir == RIFT_IO_READ) {
+		*link = &reg_wr.wr;
+		link = &reg_wr.wr.next;
+	} else {
+		/* Payload at the start of the chunk, max_sge entries per WR. */
+		struct ib_rdma_wr *wr = NULL;
+
+		off = 0;
+		n = 0;
+		for_each_sg(req->sg, s, req->nents, i) {
+			if (i % max_sge == 0) {
+				wr = &req->wrs[n++];
+				memset(wr, 0, sizeof(*wr));
+				wr->wr.opcode = IB_WR_RDMA_WRITE;
+				wr->wr.sg_list = &req->sges[i];
+				wr->wr.wr_cqe = &rift_clt_io_cqe;
+				wr->remote_addr = chunk->addr + io->data_off + off;
+				wr->rkey = chunk->rkey;
+				*link = &wr->wr;
+				link = &wr->wr.next;
+			}
+			req->sges[i].addr = sg_dma_address(s);
+			req->sges[i].length = sg_dma_len(s);
+			req->sges[i].lkey = con->c.dev->pd->local_dma_lkey;
+			wr->wr.num_sge++;
+			off += sg_dma_len(s);
+		}
+	}
+
+	imm.type = io->dir == RIFT_IO_READ ? RIFT_IMM_READ : RIFT_IMM_WRITE;
+	imm.chunk = req->permit_id;
+	imm.desc_off = io->desc_off;
+	err = rift_imm_encode(&imm, &imm_data);
+	if (err)
+		return err;
+	hdr_sge.addr = req->hdr_dma;
+	hdr_sge.length = req->hdr_len;
+	hdr_sge.lkey = con->c.dev->pd->local_dma_lkey;
+	hdr_wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	hdr_wr.wr.sg_list = &hdr_sge;
+	hdr_wr.wr.num_sge = 1;
+	hdr_wr.wr.ex.imm_data = imm_data;
+	hdr_wr.wr.wr_cqe = &rift_clt_io_cqe;
+	hdr_wr.remote_addr = chunk->addr + io->usr_off;
+	hdr_wr.rkey = chunk->rkey;
+	if (rift_con_need_signal(&con->c))
+		hdr_wr.wr.send_flags = IB_SEND_SIGNALED;
+	*link = &hdr_wr.wr;
+	hdr_wr.wr.next = NULL;
+
+	ib_dma_sync_single_for_device(ib_dev, req->hdr_dma, req->hdr_len,
+				      DMA_TO_DEVICE);
+	return ib_post_send(con->c.cm_id->qp, first, NULL);
+}
+
+/**
+ * rift_clt_request() - submit a read or write request
+ * @sess: session
+ * @dir: RIFT_READ (server to @sg) or RIFT_WRITE (@sg to server)
+ * @ops: completion, called exactly once unless this returns an error
+ * @permit: permit held by the caller for this request
+ * @usr: ULP header pieces, RIFT_USR_LEN_MAX bytes in total at most
+ * @nr_usr: number of @usr pieces
+ * @data_len: payload bytes, at most the session's max_io_size
+ * @sg: payload
+ * @sg_cnt: entries in @sg, at most the session's max_segments
+ *
+ * Return: 0 if submitted; -EMSGSIZE for a request over the limits,
+ * -ENOTCONN without a connected path, another negative errno if posting
+ * failed (the request was not submitted then).
+ */
+int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
+		     const struct rift_clt_req_ops *ops,
+		     struct rift_permit *permit,
+		     const struct kvec *usr, size_t nr_usr,
+		     size_t data_len, struct scatterlist *sg,
+		     unsigned int sg_cnt)
+{
+	struct rift_clt_req *req = &sess->reqs[permit->id];
+	struct rift_io_req io = {};
+	struct rift_clt_path *path;
+	struct ib_device *ib_dev;
+	size_t usr_len = 0, k;
+	int err;
+
+	for (k = 0; k < nr_usr; k++)
+		usr_len += usr[k].iov_len;
+	if (usr_len > RIFT_USR_LEN_MAX || data_len > sess->max_io_size ||
+	    sg_cnt > RIFT_IO_MAX_SEGS)
+		return -EMSGSIZE;
+
+	/*
+	 * The RCU read section spans the post: a path's close work waits
+	 * for it (synchronize_rcu) before draining the QP we post to.
+	 */
+	rcu_read_lock();
+	path = rift_clt_pick_path(sess);
+	if (!path) {
+		err = -ENOTCONN;
+		goto out_unlock;
+	}
+	req->path = path;
+	req->con = rift_clt_pick_con(path, permit);
+	req->dir = dir;
+	req->ops = *ops;
+	req->sg = sg;
+	req->sg_cnt = sg_cnt;
+	req->data_len = data_len;
+	req->nents = 0;
+	req->mr = NULL;
+	ib_dev = req->con->c.dev->ib_dev;
+	if (data_len) {
+		req->nents = ib_dma_map_sg(ib_dev, sg, sg_cnt,
+					   dir == RIFT_READ ? DMA_FROM_DEVICE :
+					   DMA_TO_DEVICE);
+		if (!req->nents) {
+			err = -ENOMEM;
+			goto out_unlock;
+		}
+	}
+	io.dir = dir == RIFT_READ ? RIFT_IO_READ : RIFT_IO_WRITE;
+	io.chunk = permit->id;
+	io.usr_len = usr_len;
+	io.data_len = data_len;
+	atomic_inc(&path->inflight);
+	WRITE_ONCE(req->active, true);
+	err = rift_clt_post_io(req, usr, nr_usr, &io);
+	if (err) {
+		WRITE_ONCE(req->active, false);
+		atomic_dec(&path->inflight);
+		if (req->mr) {
+			ib_mr_pool_put(req->con->c.cm_id->qp,
+				       &req->con->c.cm_id->qp->rdma_mrs, req->mr);
+			req->mr = NULL;
+		}
+		rift_clt_req_unmap(req);
+		goto out_unlock;
+	}
+	if (dir == RIFT_READ) {
+		this_cpu_inc(path->stats->reqs_read);
+		this_cpu_add(path->stats->bytes_read, data_len);
+	} else {
+		this_cpu_inc(path->stats->reqs_write);
+		this_cpu_add(path->stats->bytes_write, data_len);
+	}
+out_unlock:
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_GPL(rift_clt_request);
+
+/**
+ * rift_clt_pick_path() - choose a connected path for the next request
+ * @sess: session
+ *
+ * Round-robin over connected paths.  Caller holds rcu_read_lock().
+ *
+ * Return: a path, or NULL when none is connected.
+ */
+struct rift_clt_path *rift_clt_pick_path(struct rift_clt_sess *sess)
+{
+	struct rift_clt_path *path, *first = NULL;
+	int n = atomic_inc_return(&sess->rr_next);
+	int nr = atomic_read(&sess->connected);
+	int i = 0;
+
+	if (nr <= 0)
+		return NULL;
+	n %= nr;
+	list_for_each_entry_rcu(path, &sess->paths, entry) {
+		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED)
+			continue;
+		if (!first)
+			first = path;
+		if (i++ == n)
+			return path;
+	}
+	return first;
+}

@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift client: paths.  Connection establishment through rdma_cm
+ * (CON_REQ/CON_RSP), the INFO exchange, failure and teardown.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/random.h>
+#include <linux/utsname.h>
+#include <linux/inet.h>
+
+#include "rift-clt.h"
+
+static unsigned int connect_timeout_ms = 10000;
+module_param(connect_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(connect_timeout_ms,
+		 "Give up a connection attempt that saw no CM event for this long (default 10000)");
+
+static const char * const rift_clt_path_state_names[] = {
+	[RIFT_CLT_PATH_IDLE]		= "idle",
+	[RIFT_CLT_PATH_CONNECTING]	= "connecting",
+	[RIFT_CLT_PATH_CONNECTED]	= "connected",
+	[RIFT_CLT_PATH_ERROR]		= "error",
+	[RIFT_CLT_PATH_RECONNECTING]	= "reconnecting",
+	[RIFT_CLT_PATH_CLOSING]		= "closing",
+	[RIFT_CLT_PATH_CLOSED]		= "closed",
+};
+
+static_assert(ARRAY_SIZE(rift_clt_path_state_names) == RIFT_CLT_PATH_STATE_NR);
+
+#define S(x) BIT(RIFT_CLT_PATH_##x)
+/* Allowed transitions: from state (index) to any state in the mask. */
+static const u32 rift_clt_path_next[RIFT_CLT_PATH_STATE_NR] = {
+	[RIFT_CLT_PATH_IDLE]		= S(CONNECTING) | S(CLOSING),
+	[RIFT_CLT_PATH_CONNECTING]	= S(CONNECTED) | S(ERROR) | S(CLOSING),
+	[RIFT_CLT_PATH_CONNECTED]	= S(ERROR) | S(CLOSING),
+	[RIFT_CLT_PATH_ERROR]		= S(RECONNECTING) | S(CLOSING),
+	[RIFT_CLT_PATH_RECONNECTING]	= S(CONNECTED) | S(ERROR) | S(CLOSING),
+	[RIFT_CLT_PATH_CLOSING]		= S(CLOSED),
+	[RIFT_CLT_PATH_CLOSED]		= 0,
+};
+
+#undef S
+
+const char *rift_clt_path_state_str(enum rift_clt_path_state s)
+{
+	if (s >= RIFT_CLT_PATH_STATE_NR)
+		return "invalid";
+	return rift_clt_path_state_names[s];
+}
+
+/*
+ * The one place a path changes state.  Returns false when the transition is
+ * not allowed, which callers use to lose races (e.g. a failure seen by two
+ * completions at once is handled by the first).
+ */
+static bool rift_clt_path_change_state(struct rift_clt_path *path,
+				       enum rift_clt_path_state new)
+{
+	enum rift_clt_path_state old = path->state;
+
+	lockdep_assert_held(&path->lock);
+	if (!(rift_clt_path_next[old] & BIT(new)))
+		return false;
+	path->state = new;
+	pr_debug("%s/%s: %s -> %s\n", path->sess->name, path->name,
+		 rift_clt_path_state_str(old), rift_clt_path_state_str(new));
+	if (new == RIFT_CLT_PATH_CONNECTED)
+		atomic_inc(&path->sess->connected);
+	else if (old == RIFT_CLT_PATH_CONNECTED)
+		atomic_dec(&path->sess->connected);
+	return true;
+}
+
+static bool rift_clt_path_set_state(struct rift_clt_path *path,
+				    enum rift_clt_path_state new)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&path->lock, flags);
+	ok = rift_clt_path_change_state(path, new);
+	spin_unlock_irqrestore(&path->lock, flags);
+	return ok;
+}
+
+enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path)
+{
+	return READ_ONCE(path->state);
+}
+
+void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
+{
+	unsigned long flags;
+	va_list ap;
+
+	spin_lock_irqsave(&path->lock, flags);
+	va_start(ap, fmt);
+	vscnprintf(path->last_error, sizeof(path->last_error), fmt, ap);
+	va_end(ap);
+	spin_unlock_irqrestore(&path->lock, flags);
+	pr_info_ratelimited("%s/%s: %s\n", path->sess->name, path->name,
+			    path->last_error);
+}
+
+static void rift_clt_con_finish(struct rift_clt_con *con, int err)
+{
+	con->err = err;
+	complete(&con->done);
+}
+
+static int rift_clt_con_rx_alloc(struct rift_clt_con *con)
+{
+	struct ib_device *ib_dev = con->c.cm_id->device;
+	u32 i;
+	int err;
+
+	con->nr_rx = con->path->sess->req_queue_depth + 16;
+	con->rx = kcalloc(con->nr_rx, sizeof(*con->rx), GFP_KERNEL);
+	if (!con->rx)
+		return -ENOMEM;
+	if (con->idx == RIFT_CLT_CON_CTL) {
+		con->info_rx = rift_iu_alloc(ib_dev, RIFT_INFO_MAX_LEN,
+					     DMA_FROM_DEVICE, rift_clt_rx_done);
+		if (!con->info_rx)
+			return -ENOMEM;
+		err = rift_post_recv(&con->c, con->info_rx);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < con->nr_rx; i++) {
+		con->rx[i] = rift_iu_alloc(ib_dev, RIFT_MSG_BUF_SIZE,
+					   DMA_FROM_DEVICE, rift_clt_rx_done);
+		if (!con->rx[i])
+			return -ENOMEM;
+		err = rift_post_recv(&con->c, con->rx[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void rift_clt_con_rx_free(struct rift_clt_con *con)
+{
+	struct ib_device *ib_dev;
+	u32 i;
+
+	if (!con->c.cm_id)
+		return;
+	ib_dev = con->c.cm_id->device;
+	if (con->rx) {
+		for (i = 0; i < con->nr_rx; i++)
+			rift_iu_free(ib_dev, con->rx[i]);
+		kfree(con->rx);
+		con->rx = NULL;
+	}
+	rift_iu_free(ib_dev, con->info_rx);
+	con->info_rx = NULL;
+}
+
+static int rift_clt_con_route_resolved(struct rift_clt_con *con)
+{
+	struct rift_clt_path *path = con->path;
+	struct rift_clt_sess *sess = path->sess;
+	struct rdma_cm_id *cm_id = con->c.cm_id;
+	u8 priv[RIFT_CON_PRIV_MAX];
+	struct rdma_conn_param param = {};
+	struct rift_con_req *req = &con->req;
+	u32 qd = sess->req_queue_depth;
+	u32 max_pages;
+	int err, len;
+
+	/*
+	 * Per request: up to max_send_sge-sized RDMA WRITEs of data, the
+	 * header write, and for reads a REG_MR and a LOCAL_INV; doubled for
+	 * the every-Nth signalling rule.
+	 */
+	err = rift_con_create_qp(&con->c, cm_id, qd * 8 + 32, qd + 16 + 1,
+				 con->idx % cm_id->device->num_comp_vectors);
+	if (err) {
+		rift_clt_path_set_error(path, "cannot create QP: %d", err);
+		return err;
+	}
+	if (con->idx != RIFT_CLT_CON_CTL) {
+		max_pages = (RIFT_CHUNK_SIZE_MAX >> PAGE_SHIFT) + 1;
+		max_pages = min(max_pages, cm_id->device->attrs.max_fast_reg_page_list_len);
+		err = ib_mr_pool_init(cm_id->qp, &cm_id->qp->rdma_mrs, qd,
+				      IB_MR_TYPE_MEM_REG, max_pages, 0);
+		if (err) {
+			rift_clt_path_set_error(path, "cannot allocate MRs: %d", err);
+			return err;
+		}
+		con->mrs_ready = true;
+	}
+	err = rift_clt_con_rx_alloc(con);
+	if (err) {
+		rift_clt_path_set_error(path, "cannot post receives: %d", err);
+		return err;
+	}
+
+	memset(req, 0, sizeof(*req));
+	req->min_version = RIFT_PROTO_VERSION_MIN;
+	req->max_version = RIFT_PROTO_VERSION_MAX;
+	memcpy(req->sess_uuid, sess->uuid, RIFT_UUID_LEN);
+	memcpy(req->path_uuid, path->uuid, RIFT_UUID_LEN);
+	req->con_idx = con->idx;
+	req->con_cnt = path->nr_cons;
+	req->queue_depth = qd;
+	req->reconnect_gen = path->reconnect_gen;
+	len = rift_proto_con_req_encode(req, priv, sizeof(priv));
+	if (len < 0)
+		return len;
+
+	param.private_data = priv;
+	param.private_data_len = len;
+	param.responder_resources = min_t(u32, 16, cm_id->device->attrs.max_qp_rd_atom);
+	param.initiator_depth = min_t(u32, 16, cm_id->device->attrs.max_qp_init_rd_atom);
+	/* Not 7: rxe treats 7 as "retry forever" and a dead peer would hang. */
+	param.retry_count = 6;
+	param.rnr_retry_count = 7;
+	err = rdma_connect_locked(cm_id, &param);
+	if (err)
+		rift_clt_path_set_error(path, "rdma_connect failed: %d", err);
+	return err;
+}
+
+static void rift_clt_con_rejected(struct rift_clt_con *con,
+				  struct rdma_cm_event *ev)
+{
+	struct rift_clt_path *path = con->path;
+	struct rift_reject rej;
+	const void *data;
+	u8 len = 0;
+
+	data = rdma_consumer_reject_data(con->c.cm_id, ev, &len);
+	if (data && rift_proto_reject_decode(data, len, &rej) == 0) {
+		rift_clt_path_set_error(path,
+					"server refused: %s (client speaks %u..%u, server %u..%u)",
+					rift_proto_reject_str(rej.reason),
+					RIFT_PROTO_VERSION_MIN, RIFT_PROTO_VERSION_MAX,
+					rej.min_version, rej.max_version);
+	} else {
+		rift_clt_path_set_error(path, "connection rejected: %s",
+					rdma_reject_msg(con->c.cm_id, ev->status));
+	}
+}
+
+static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
+			       struct rdma_cm_event *ev)
+{
+	struct rift_clt_con *con = cm_id->context;
+	struct rift_clt_path *path = con->path;
+	int err;
+
+	pr_debug("%s/%s con %u: %s (%d)\n", path->sess->name, path->name,
+		 con->idx, rift_cm_event_str(ev->event), ev->status);
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = rdma_resolve_route(cm_id, RIFT_RESOLVE_TIMEOUT_MS);
+		if (err)
+			rift_clt_con_finish(con, err);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = rift_clt_con_route_resolved(con);
+		if (err)
+			rift_clt_con_finish(con, err);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		err = rift_proto_con_rsp_decode(ev->param.conn.private_data,
+						ev->param.conn.private_data_len,
+						&con->req, &con->rsp);
+		if (!err && con->rsp.status != RIFT_REJ_NONE)
+			err = -ECONNREFUSED;
+		if (err)
+			rift_clt_path_set_error(path, "bad CON_RSP from server: %d", err);
+		rift_clt_con_finish(con, err);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		rift_clt_con_rejected(con, ev);
+		rift_clt_con_finish(con, -ECONNREFUSED);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		rift_clt_path_set_error(path, "%s (%d)", rift_cm_event_str(ev->event),
+					ev->status);
+		rift_clt_con_finish(con, ev->status ? ev->status : -EHOSTUNREACH);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		/*
+		 * Teardown needs to destroy this id, which cannot happen from
+		 * its own handler: hand it to the close work.
+		 */
+		rift_clt_path_fail(path, rift_cm_event_str(ev->event));
+		if (!completion_done(&con->done))
+			rift_clt_con_finish(con, -ECONNRESET);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void rift_clt_con_close(struct rift_clt_con *con)
+{
+	struct rdma_cm_id *cm_id = con->c.cm_id;
+
+	if (!cm_id)
+		return;
+	rdma_disconnect(cm_id);
+	if (con->mrs_ready) {
+		ib_mr_pool_destroy(cm_id->qp, &cm_id->qp->rdma_mrs);
+		con->mrs_ready = false;
+	}
+	/* Drained: no completion can touch the buffers freed below. */
+	rift_con_destroy_qp(&con->c);
+	rift_clt_con_rx_free(con);
+	rdma_destroy_id(cm_id);
+	con->c.cm_id = NULL;
+}
+
+static int rift_clt_con_connect(struct rift_clt_con *con)
+{
+	struct rift_clt_path *path = con->path;
+	struct rdma_cm_id *cm_id;
+	struct sockaddr *src = NULL;
+	int err;
+
+	cm_id = rdma_create_id(&init_net, rift_clt_cm_handler, con,
+			       RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	init_completion(&con->done);
+	con->err = 0;
+	con->c.cm_id = cm_id;
+	if (path->src.ss_family != AF_UNSPEC)
+		src = (struct sockaddr *)&path->src;
+	err = rdma_resolve_addr(cm_id, src, (struct sockaddr *)&path->dst,
+				RIFT_RESOLVE_TIMEOUT_MS);
+	if (err) {
+		rift_clt_path_set_error(path, "cannot resolve address: %d", err);
+		goto err_close;
+	}
+	/*
+	 * A peer that vanishes mid-handshake may never produce another CM
+	 * event: bound the wait so the path cannot stay CONNECTING forever.
+	 */
+	if (!wait_for_completion_timeout(&con->done,
+					 msecs_to_jiffies(connect_timeout_ms))) {
+		rift_clt_path_set_error(path, "connect timed out after %u ms",
+					connect_timeout_ms);
+		err = -ETIMEDOUT;
+		goto err_close;
+	}
+	err = con->err;
+	if (err)
+		goto err_close;
+	return 0;
+
+err_close:
+	rift_clt_con_close(con);
+	return err;
+}
+
+static void rift_clt_path_close_cons(struct rift_clt_path *path)
+{
+	int i;
+
+	for (i = path->nr_cons - 1; i >= 0; i--)
+		rift_clt_con_close(&path->cons[i]);
+}
+
+static void rift_clt_info_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_con *c = wc->qp->qp_context;
+	struct rift_clt_con *con = container_of(c, struct rift_clt_con, c);
+
+	if (wc->status != IB_WC_SUCCESS)
+		con->path->info_err = -EIO;
+	complete(&con->path->info_tx_done);
+}
+
+static int rift_clt_path_info(struct rift_clt_path *path)
+{
+	struct rift_clt_con *ctl = &path->cons[RIFT_CLT_CON_CTL];
+	struct rift_clt_sess *sess = path->sess;
+	struct ib_device *ib_dev = ctl->c.cm_id->device;
+	struct rift_info req = {}, rsp = {};
+	struct rift_rbuf *chunks;
+	struct rift_iu *tx;
+	int len, err;
+	u32 hb;
+
+	tx = rift_iu_alloc(ib_dev, 1024, DMA_TO_DEVICE, rift_clt_info_tx_done);
+	if (!tx)
+		return -ENOMEM;
+	req.type = RIFT_INFO_REQ;
+	req.version = ctl->rsp.version;
+	strscpy(req.sess_name, sess->name, sizeof(req.sess_name));
+	strscpy(req.host_name, utsname()->nodename, sizeof(req.host_name));
+	if (!rift_proto_name_valid(req.host_name, strlen(req.host_name)))
+		req.host_name[0] = '\0';
+	req.feat_offered = 0;
+	len = rift_info_encode(&req, tx->buf, tx->size);
+	if (len < 0) {
+		err = len;
+		goto out_free_tx;
+	}
+	init_completion(&path->info_done);
+	init_completion(&path->info_tx_done);
+	path->info_err = 0;
+	err = rift_post_send(&ctl->c, tx, len, NULL, true);
+	if (err)
+		goto out_free_tx;
+	/* @tx may be freed only once its send completed (or flushed). */
+	if (!wait_for_completion_timeout(&path->info_tx_done,
+					 msecs_to_jiffies(connect_timeout_ms))) {
+		rift_clt_path_set_error(path, "INFO_REQ send timed out");
+		err = -ETIMEDOUT;
+		goto out_drain;
+	}
+	if (!wait_for_completion_timeout(&path->info_done,
+					 msecs_to_jiffies(connect_timeout_ms))) {
+		rift_clt_path_set_error(path, "no INFO_RSP within %u ms",
+					connect_timeout_ms);
+		err = -ETIMEDOUT;
+		goto out_drain;
+	}
+	if (path->info_err) {
+		err = path->info_err;
+		rift_clt_path_set_error(path, "INFO exchange failed: %d", err);
+		goto out_drain;
+	}
+
+	chunks = kcalloc(ctl->rsp.queue_depth, sizeof(*chunks), GFP_KERNEL);
+	if (!chunks) {
+		err = -ENOMEM;
+		goto out_drain;
+	}
+	ib_dma_sync_single_for_cpu(ib_dev, ctl->info_rx->dma, path->info_len,
+				   DMA_FROM_DEVICE);
+	err = rift_info_parse(ctl->info_rx->buf, path->info_len, ctl->rsp.version,
+			      &rsp, chunks, ctl->rsp.queue_depth);
+	if (!err)
+		err = rift_info_rsp_check(&rsp, req.feat_offered, &ctl->rsp);
+	if (err) {
+		rift_clt_path_set_error(path, "invalid INFO_RSP from server: %d", err);
+		kfree(chunks);
+		goto out_drain;
+	}
+	hb = rsp.hb_interval_ms;
+	pr_debug("%s/%s: %u chunks of %u bytes, hb %u ms\n", sess->name,
+		 path->name, rsp.nr_chunks, rsp.chunk_size, hb);
+	kfree(path->chunks);
+	path->chunks = chunks;
+	path->nr_chunks = rsp.nr_chunks;
+	path->chunk_size = rsp.chunk_size;
+	path->max_io_size = rsp.max_io_size;
+	err = 0;
+	goto out_free_tx;
+
+out_drain:
+	/* The send may still be in flight; the QP must be flushed first. */
+	rift_clt_path_close_cons(path);
+out_free_tx:
+	rift_iu_free(ib_dev, tx);
+	return err;
+}
+
+/*
+ * The session's limits are fixed by the first path that connects; a later
+ * path to a server that grants less cannot carry the same permits.
+ */
+static int rift_clt_path_adopt_limits(struct rift_clt_path *path)
+{
+	struct rift_clt_sess *sess = path->sess;
+	int err = 0;
+
+	mutex_lock(&sess->lock);
+	if (!sess->queue_depth) {
+		sess->queue_depth = min(path->nr_chunks, sess->req_queue_depth);
+		sess->max_io_size = path->max_io_size;
+	} else if (path->nr_chunks < sess->queue_depth) {
+		rift_clt_path_set_error(path,
+					"server grants %u chunks, session uses %u",
+					path->nr_chunks, sess->queue_depth);
+		err = -EINVAL;
+	} else {
+		sess->max_io_size = min(sess->max_io_size, path->max_io_size);
+	}
+	mutex_unlock(&sess->lock);
+	return err;
+}
+
+/**
+ * rift_clt_path_connect_sync() - establish every connection of a path
+ * @path: path in IDLE, ERROR (reconnect) state
+ *
+ * Return: 0 when the path is CONNECTED, else a negative errno with the
+ * path in ERROR and the reason in last_error.
+ */
+int rift_clt_path_connect_sync(struct rift_clt_path *path)
+{
+	struct ib_device *ib_dev;
+	bool reconnect;
+	int i, err;
+
+	reconnect = rift_clt_path_get_state(path) == RIFT_CLT_PATH_ERROR;
+	if (!rift_clt_path_set_state(path, reconnect ? RIFT_CLT_PATH_RECONNECTING :
+				     RIFT_CLT_PATH_CONNECTING))
+		return -EINVAL;
+	path->reconnect_gen++;
+
+	for (i = 0; i < path->nr_cons; i++) {
+		err = rift_clt_con_connect(&path->cons[i]);
+		if (err)
+			goto err_close;
+	}
+	err = rift_clt_path_info(path);
+	if (err)
+		goto err_close;
+	err = rift_clt_path_adopt_limits(path);
+	if (err)
+		goto err_close;
+
+	ib_dev = path->cons[0].c.cm_id->device;
+	strscpy(path->hca_name, dev_name(&ib_dev->dev), sizeof(path->hca_name));
+	path->hca_port = path->cons[0].c.cm_id->port_num;
+	if (!rift_clt_path_set_state(path, RIFT_CLT_PATH_CONNECTED)) {
+		err = -ECONNABORTED;
+		goto err_close;
+	}
+	if (reconnect)
+		path->reconnects++;
+	spin_lock_irq(&path->lock);
+	path->last_error[0] = '\0';
+	spin_unlock_irq(&path->lock);
+	return 0;
+
+err_close:
+	rift_clt_path_close_cons(path);
+	rift_clt_path_set_state(path, RIFT_CLT_PATH_ERROR);
+	return err;
+}
+
+static void rift_clt_path_connect_work(struct work_struct *work)
+{
+	struct rift_clt_path *path = container_of(to_delayed_work(work),
+						  struct rift_clt_path,
+						  connect_work);
+	struct rift_clt_sess *sess = path->sess;
+	bool was_down = atomic_read(&sess->connected) == 0;
+
+	if (READ_ONCE(path->removed) || READ_ONCE(sess->closing))
+		return;
+	if (rift_clt_path_connect_sync(path) == 0) {
+		if (was_down && sess->ops.link_ev)
+			sess->ops.link_ev(sess->ops.priv,
+					  RIFT_CLT_LINK_EV_RECONNECTED);
+		return;
+	}
+	if (!READ_ONCE(path->removed) && !READ_ONCE(sess->closing))
+		queue_delayed_work(sess->wq, &path->connect_work,
+				   msecs_to_jiffies(sess->reconnect_delay_ms));
+}
+
+static void rift_clt_path_close_work(struct work_struct *work)
+{
+	struct rift_clt_path *path = container_of(work, struct rift_clt_path,
+						  close_work);
+	struct rift_clt_sess *sess = path->sess;
+
+	rift_clt_path_close_cons(path);
+	rift_clt_fail_inflight(path);
+	if (atomic_read(&sess->connected) == 0 && sess->ops.link_ev &&
+	    !READ_ONCE(sess->closing))
+		sess->ops.link_ev(sess->ops.priv, RIFT_CLT_LINK_EV_DISCONNECTED);
+	if (!READ_ONCE(path->removed) && !READ_ONCE(sess->closing))
+		queue_delayed_work(sess->wq, &path->connect_work,
+				   msecs_to_jiffies(sess->reconnect_delay_ms));
+}
+
+/**
+ * rift_clt_path_fail() - a connected path stopped working
+ * @path: path
+ * @why: reason for last_error
+ *
+ * Callable from CQ and CM callbacks: only changes state and queues the
+ * close work, which tears down and then schedules a reconnect.
+ */
+void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
+{
+	unsigned long flags;
+	bool failed;
+
+	spin_lock_irqsave(&path->lock, flags);
+	failed = rift_clt_path_change_state(path, RIFT_CLT_PATH_ERROR);
+	if (failed)
+		scnprintf(path->last_error, sizeof(path->last_error), "%s", why);
+	spin_unlock_irqrestore(&path->lock, flags);
+	if (failed) {
+		pr_info_ratelimited("%s/%s: path failed: %s\n", path->sess->name,
+				    path->name, why);
+		queue_work(path->sess->wq, &path->close_work);
+	}
+}
+
+/**
+ * rift_clt_path_disconnect() - user asked to disconnect a path
+ * @path: path; it reconnects after the session's reconnect delay
+ */
+void rift_clt_path_disconnect(struct rift_clt_path *path)
+{
+	rift_clt_path_fail(path, "disconnected by user");
+}
+
+/**
+ * rift_clt_path_reconnect() - user asked to reconnect a path now
+ * @path: path
+ */
+void rift_clt_path_reconnect(struct rift_clt_path *path)
+{
+	if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED) {
+		rift_clt_path_fail(path, "reconnect requested by user");
+		flush_work(&path->close_work);
+	}
+	mod_delayed_work(path->sess->wq, &path->connect_work, 0);
+}
+
+static void rift_clt_path_release(struct kobject *kobj)
+{
+	struct rift_clt_path *path = container_of(kobj, struct rift_clt_path, kobj);
+
+	struct rift_clt_sess *sess = path->sess;
+
+	free_percpu(path->stats);
+	kfree(path->chunks);
+	kfree(path->cons);
+	kfree(path);
+	put_device(&sess->dev);
+}
+
+static const struct kobj_type rift_clt_path_ktype = {
+	.sysfs_ops = &kobj_sysfs_ops,
+	.release = rift_clt_path_release,
+};
+
+/**
+ * rift_clt_path_create() - allocate a path (not connected, not in sysfs)
+ * @sess: session
+ * @src: source address, or family AF_UNSPEC
+ * @dst: destination address with port
+ *
+ * Return: the path or an ERR_PTR.
+ */
+struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
+					   const struct sockaddr_storage *src,
+					   const struct sockaddr_storage *dst)
+{
+	struct rift_clt_path *path;
+	int i;
+
+	path = kzalloc(sizeof(*path), GFP_KERNEL);
+	if (!path)
+		return ERR_PTR(-ENOMEM);
+	kobject_init(&path->kobj, &rift_clt_path_ktype);
+	/* The path's sysfs files may outlive the session's close. */
+	get_device(&sess->dev);
+	path->sess = sess;
+	INIT_LIST_HEAD(&path->entry);
+	path->src = *src;
+	path->dst = *dst;
+	spin_lock_init(&path->lock);
+	path->state = RIFT_CLT_PATH_IDLE;
+	get_random_bytes(path->uuid, sizeof(path->uuid));
+	path->uuid[0] |= 1;	/* never all-zero */
+	INIT_DELAYED_WORK(&path->connect_work, rift_clt_path_connect_work);
+	INIT_WORK(&path->close_work, rift_clt_path_close_work);
+	atomic_set(&path->inflight, 0);
+	if (src->ss_family != AF_UNSPEC)
+		snprintf(path->name, sizeof(path->name), "%pISp@%pISp", src, dst);
+	else
+		snprintf(path->name, sizeof(path->name), "%pISp", dst);
+
+	path->nr_cons = sess->nr_cons;
+	path->cons = kcalloc(path->nr_cons, sizeof(*path->cons), GFP_KERNEL);
+	path->stats = alloc_percpu(struct rift_clt_stats);
+	if (!path->cons || !path->stats) {
+		kobject_put(&path->kobj);
+		return ERR_PTR(-ENOMEM);
+	}
+	for (i = 0; i < path->nr_cons; i++) {
+		path->cons[i].path = path;
+		path->cons[i].idx = i;
+		init_completion(&path->cons[i].done);
+	}
+	return path;
+}
+
+/**
+ * rift_clt_path_destroy() - stop, tear down and free a path
+ * @path: path, already unlinked from its session's list
+ *
+ * Safe on a path in any state; waits for its work items.
+ */
+void rift_clt_path_destroy(struct rift_clt_path *path)
+{
+	unsigned long flags;
+
+	WRITE_ONCE(path->removed, true);
+	cancel_delayed_work_sync(&path->connect_work);
+	flush_work(&path->close_work);
+	spin_lock_irqsave(&path->lock, flags);
+	rift_clt_path_change_state(path, RIFT_CLT_PATH_CLOSING);
+	spin_unlock_irqrestore(&path->lock, flags);
+	rift_clt_path_close_cons(path);
+	rift_clt_fail_inflight(path);
+	rift_clt_path_set_state(path, RIFT_CLT_PATH_CLOSED);
+	rift_clt_path_sysfs_del(path);
+	kobject_put(&path->kobj);
+}

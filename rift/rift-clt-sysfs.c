@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift client: sysfs.  /sys/class/rift-client/<session>/ and its
+ * paths/<path>/ directories; see Documentation/ABI/testing/sysfs-class-rift-client.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/inet.h>
+
+#include "rift-clt.h"
+
+#define to_path(k) container_of(k, struct rift_clt_path, kobj)
+#define stats_to_path(k) container_of(k, struct rift_clt_path, stats_kobj)
+#define to_sess(d) container_of(d, struct rift_clt_sess, dev)
+
+/**
+ * rift_clt_parse_addr() - parse "[ip:]ADDR" into a socket address
+ * @s: text, not NUL-terminated
+ * @len: bytes of @s
+ * @ss: result
+ * @port: port to set
+ *
+ * Return: 0 or -EINVAL.
+ */
+int rift_clt_parse_addr(const char *s, size_t len, struct sockaddr_storage *ss,
+			u16 port)
+{
+	char addr[INET6_ADDRSTRLEN + 16], portstr[8];
+
+	if (len > 3 && !strncmp(s, "ip:", 3)) {
+		s += 3;
+		len -= 3;
+	}
+	if (!len || len >= sizeof(addr))
+		return -EINVAL;
+	memcpy(addr, s, len);
+	addr[len] = '\0';
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	return inet_pton_with_scope(&init_net, AF_UNSPEC, addr, portstr, ss) ?
+		-EINVAL : 0;
+}
+
+/**
+ * rift_clt_parse_path() - parse "[ip:]SRC@[ip:]DST" or "[ip:]DST"
+ * @buf: NUL-terminated text; one trailing newline is ignored
+ * @src: source, family AF_UNSPEC when not given
+ * @dst: destination
+ * @port: server port
+ *
+ * Return: 0 or -EINVAL.
+ */
+int rift_clt_parse_path(const char *buf, struct sockaddr_storage *src,
+			struct sockaddr_storage *dst, u16 port)
+{
+	size_t len = strcspn(buf, "\n");
+	const char *at = strnchr(buf, len, '@');
+
+	memset(src, 0, sizeof(*src));
+	src->ss_family = AF_UNSPEC;
+	if (buf[len] == '\n' && buf[len + 1])
+		return -EINVAL;
+	if (!at)
+		return rift_clt_parse_addr(buf, len, dst, port);
+	if (rift_clt_parse_addr(buf, at - buf, src, 0))
+		return -EINVAL;
+	return rift_clt_parse_addr(at + 1, len - (at + 1 - buf), dst, port);
+}
+
+/* Session attributes. */
+
+static ssize_t queue_depth_show(struct device *dev, struct device_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_sess(dev)->queue_depth);
+}
+
+static DEVICE_ATTR_RO(queue_depth);
+
+static ssize_t max_io_size_show(struct device *dev, struct device_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_sess(dev)->max_io_size);
+}
+
+static DEVICE_ATTR_RO(max_io_size);
+
+static ssize_t connected_paths_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&to_sess(dev)->connected));
+}
+
+static DEVICE_ATTR_RO(connected_paths);
+
+static ssize_t nr_cons_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_sess(dev)->nr_cons);
+}
+
+static DEVICE_ATTR_RO(nr_cons);
+
+static ssize_t add_path_store(struct device *dev, struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct rift_clt_sess *sess = to_sess(dev);
+	struct sockaddr_storage src, dst;
+	int err;
+
+	err = rift_clt_parse_path(buf, &src, &dst, sess->port);
+	if (err) {
+		pr_info_ratelimited("%s: add_path: cannot parse '%.*s'; expected [ip:]SRC@[ip:]DST or [ip:]DST\n",
+				    sess->name, (int)strcspn(buf, "\n"), buf);
+		return err;
+	}
+	err = rift_clt_sess_add_path(sess, &src, &dst);
+	return err ? err : count;
+}
+
+static DEVICE_ATTR_WO(add_path);
+
+static struct attribute *rift_clt_sess_attrs[] = {
+	&dev_attr_queue_depth.attr,
+	&dev_attr_max_io_size.attr,
+	&dev_attr_connected_paths.attr,
+	&dev_attr_nr_cons.attr,
+	&dev_attr_add_path.attr,
+	NULL,
+};
+
+static const struct attribute_group rift_clt_sess_group = {
+	.attrs = rift_clt_sess_attrs,
+};
+
+const struct attribute_group *rift_clt_sess_groups[] = {
+	&rift_clt_sess_group,
+	NULL,
+};
+
+/* Path attributes. */
+
+static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  rift_clt_path_state_str(rift_clt_path_get_state(to_path(kobj))));
+}
+
+static struct kobj_attribute rift_clt_path_state_attr = __ATTR_RO(state);
+
+static ssize_t src_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	struct rift_clt_path *path = to_path(kobj);
+
+	if (path->src.ss_family == AF_UNSPEC)
+		return sysfs_emit(buf, "any\n");
+	return sysfs_emit(buf, "%pISc\n", &path->src);
+}
+
+static struct kobj_attribute rift_clt_path_src_attr = __ATTR_RO(src_addr);
+
+static ssize_t dst_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%pISpc\n", &to_path(kobj)->dst);
+}
+
+static struct kobj_attribute rift_clt_path_dst_attr = __ATTR_RO(dst_addr);
+
+static ssize_t hca_name_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_path(kobj)->hca_name);
+}
+
+static struct kobj_attribute rift_clt_path_hca_name_attr = __ATTR_RO(hca_name);
+
+static ssize_t hca_port_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_path(kobj)->hca_port);
+}
+
+static struct kobj_attribute rift_clt_path_hca_port_attr = __ATTR_RO(hca_port);
+
+static ssize_t last_error_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	struct rift_clt_path *path = to_path(kobj);
+	ssize_t n;
+
+	spin_lock_irq(&path->lock);
+	n = sysfs_emit(buf, "%s\n", path->last_error);
+	spin_unlock_irq(&path->lock);
+	return n;
+}
+
+static struct kobj_attribute rift_clt_path_last_error_attr = __ATTR_RO(last_error);
+
+static bool rift_clt_sysfs_yes(const char *buf)
+{
+	return sysfs_streq(buf, "1");
+}
+
+static ssize_t disconnect_store(struct kobject *kobj, struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	if (!rift_clt_sysfs_yes(buf))
+		return -EINVAL;
+	rift_clt_path_disconnect(to_path(kobj));
+	return count;
+}
+
+static struct kobj_attribute rift_clt_path_disconnect_attr = __ATTR_WO(disconnect);
+
+static ssize_t reconnect_store(struct kobject *kobj, struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	if (!rift_clt_sysfs_yes(buf))
+		return -EINVAL;
+	rift_clt_path_reconnect(to_path(kobj));
+	return count;
+}
+
+static struct kobj_attribute rift_clt_path_reconnect_attr = __ATTR_WO(reconnect);
+
+static ssize_t remove_path_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct rift_clt_path *path = to_path(kobj);
+	struct rift_clt_sess *sess = path->sess;
+	struct rift_clt_path *p;
+	int others = 0;
+
+	if (!rift_clt_sysfs_yes(buf))
+		return -EINVAL;
+	mutex_lock(&sess->lock);
+	list_for_each_entry(p, &sess->paths, entry)
+		others += p != path;
+	mutex_unlock(&sess->lock);
+	/* The session's ULP expects a session with at least one path. */
+	if (!others)
+		return -EBUSY;
+	/*
+	 * Removing the path removes this very file, and removal waits for
+	 * every writer of it: detach ourselves from that wait first, and
+	 * keep the path alive across the teardown (CVE-2024-50062 was
+	 * exactly this write freeing the object it ran on).
+	 */
+	kobject_get(&path->kobj);
+	if (sysfs_remove_file_self(kobj, &attr->attr))
+		rift_clt_sess_remove_path(path);
+	kobject_put(&path->kobj);
+	return count;
+}
+
+static struct kobj_attribute rift_clt_path_remove_attr = __ATTR_WO(remove_path);
+
+static struct attribute *rift_clt_path_attrs[] = {
+	&rift_clt_path_state_attr.attr,
+	&rift_clt_path_src_attr.attr,
+	&rift_clt_path_dst_attr.attr,
+	&rift_clt_path_hca_name_attr.attr,
+	&rift_clt_path_hca_port_attr.attr,
+	&rift_clt_path_last_error_attr.attr,
+	&rift_clt_path_disconnect_attr.attr,
+	&rift_clt_path_reconnect_attr.attr,
+	&rift_clt_path_remove_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group rift_clt_path_group = {
+	.attrs = rift_clt_path_attrs,
+};
+
+/* Path statistics. */
+
+/* The per-CPU counters, each shown as the sum over all CPUs. */
+struct rift_clt_stat_attr {
+	struct kobj_attribute	attr;
+	size_t			off;
+};
+
+static ssize_t rift_clt_stat_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct rift_clt_path *path = stats_to_path(kobj);
+	size_t off = container_of(attr, struct rift_clt_stat_attr, attr)->off;
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *(u64 *)((void *)per_cpu_ptr(path->stats, cpu) + off);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+
+static struct rift_clt_stat_attr rift_clt_stat_counters[] = {
+	{ __ATTR(reqs_read, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, reqs_read) },
+	{ __ATTR(reqs_write, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, reqs_write) },
+	{ __ATTR(bytes_read, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, bytes_read) },
+	{ __ATTR(bytes_write, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, bytes_write) },
+	{ __ATTR(errors, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, errors) },
+	{ __ATTR(migrations, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, migrations) },
+};
+
+static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&stats_to_path(kobj)->inflight));
+}
+
+static struct kobj_attribute rift_clt_stat_inflight = __ATTR_RO(inflight);
+
+static ssize_t reconnects_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(stats_to_path(kobj)->reconnects));
+}
+
+static struct kobj_attribute rift_clt_stat_reconnects = __ATTR_RO(reconnects);
+
+static ssize_t reset_all_store(struct kobject *kobj, struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct rift_clt_path *path = stats_to_path(kobj);
+	int cpu;
+
+	if (!rift_clt_sysfs_yes(buf))
+		return -EINVAL;
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(path->stats, cpu), 0, sizeof(struct rift_clt_stats));
+	WRITE_ONCE(path->reconnects, 0);
+	return count;
+}
+
+static struct kobj_attribute rift_clt_stat_reset_all = __ATTR_WO(reset_all);
+
+static struct attribute *rift_clt_stats_attrs[] = {
+	&rift_clt_stat_counters[0].attr.attr,
+	&rift_clt_stat_counters[1].attr.attr,
+	&rift_clt_stat_counters[2].attr.attr,
+	&rift_clt_stat_counters[3].attr.attr,
+	&rift_clt_stat_counters[4].attr.attr,
+	&rift_clt_stat_counters[5].attr.attr,
+	&rift_clt_stat_inflight.attr,
+	&rift_clt_stat_reconnects.attr,
+	&rift_clt_stat_reset_all.attr,
+	NULL,
+};
+
+static const struct attribute_group rift_clt_stats_group = {
+	.attrs = rift_clt_stats_attrs,
+};
+
+static void rift_clt_stats_release(struct kobject *kobj)
+{
+	/* Embedded in the path, which holds a reference on it. */
+	kobject_put(&stats_to_path(kobj)->kobj);
+}
+
+static const struct kobj_type rift_clt_stats_ktype = {
+	.sysfs_ops = &kobj_sysfs_ops,
+	.release = rift_clt_stats_release,
+};
+
+/**
+ * rift_clt_path_sysfs_add() - create paths/<name>/ and its stats/
+ * @path: path
+ *
+ * Return: 0 or a negative errno (nothing created then).
+ */
+int rift_clt_path_sysfs_add(struct rift_clt_path *path)
+{
+	int err;
+
+	err = kobject_add(&path->kobj, path->sess->paths_kobj, "%s", path->name);
+	if (err)
+		return err;
+	err = sysfs_create_group(&path->kobj, &rift_clt_path_group);
+	if (err)
+		goto err_del;
+	kobject_init(&path->stats_kobj, &rift_clt_stats_ktype);
+	kobject_get(&path->kobj);
+	err = kobject_add(&path->stats_kobj, &path->kobj, "stats");
+	if (err)
+		goto err_put_stats;
+	err = sysfs_create_group(&path->stats_kobj, &rift_clt_stats_group);
+	if (err)
+		goto err_del_stats;
+	return 0;
+
+err_del_stats:
+	kobject_del(&path->stats_kobj);
+err_put_stats:
+	kobject_put(&path->stats_kobj);
+	sysfs_remove_group(&path->kobj, &rift_clt_path_group);
+err_del:
+	kobject_del(&path->kobj);
+	return err;
+}
+
+/**
+ * rift_clt_path_sysfs_del() - remove what rift_clt_path_sysfs_add() made
+ * @path: path; safe to call on a path never added
+ */
+void rift_clt_path_sysfs_del(struct rift_clt_path *path)
+{
+	if (!path->kobj.state_in_sysfs)
+		return;
+	kobject_del(&path->stats_kobj);
+	kobject_put(&path->stats_kobj);
+	kobject_del(&path->kobj);
+}

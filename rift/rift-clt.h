@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rift client: internal structures.
+ */
+#ifndef _RIFT_CLT_H
+#define _RIFT_CLT_H
+
+#include <linux/device.h>
+#include <linux/kobject.h>
+#include <linux/workqueue.h>
+#include <linux/completion.h>
+#include <linux/percpu.h>
+#include <linux/wait.h>
+#include <rdma/mr_pool.h>
+
+#include <rift/rift.h>
+#include "rift-core.h"
+
+/* Connection index 0 carries control traffic; IO uses 1..nr_cons-1. */
+#define RIFT_CLT_CON_CTL	0
+#define RIFT_CLT_MAX_IO_CONS	16
+
+/*
+ * Path states.  The connect worker moves IDLE/ERROR -> CONNECTING ->
+ * CONNECTED or ERROR; a failure of a connected path goes to ERROR and the
+ * reconnect work retries; removal goes through CLOSING to CLOSED.
+ */
+enum rift_clt_path_state {
+	RIFT_CLT_PATH_IDLE,
+	RIFT_CLT_PATH_CONNECTING,
+	RIFT_CLT_PATH_CONNECTED,
+	RIFT_CLT_PATH_ERROR,
+	RIFT_CLT_PATH_RECONNECTING,
+	RIFT_CLT_PATH_CLOSING,
+	RIFT_CLT_PATH_CLOSED,
+	RIFT_CLT_PATH_STATE_NR,
+};
+
+struct rift_clt_path;
+
+/**
+ * struct rift_clt_con - one connection of a path
+ * @c: verbs state shared with the server side's code
+ * @path: owning path
+ * @idx: index within the path
+ * @done: completed by the CM handler when the connect attempt ends
+ * @err: result of the connect attempt
+ * @req: CON_REQ sent
+ * @rsp: CON_RSP the server accepted with
+ * @rx: receive buffers, ->nr_rx of them
+ * @nr_rx: number of @rx
+ * @info_rx: INFO_RSP buffer (connection 0 only)
+ * @mrs_ready: the QP's fast-registration MR pool is set up
+ */
+struct rift_clt_con {
+	struct rift_con		c;
+	struct rift_clt_path	*path;
+	u16			idx;
+	struct completion	done;
+	int			err;
+	struct rift_con_req	req;
+	struct rift_con_rsp	rsp;
+	struct rift_iu		**rx;
+	u32			nr_rx;
+	struct rift_iu		*info_rx;
+	bool			mrs_ready;
+};
+
+/**
+ * struct rift_clt_stats - per-CPU path counters
+ * @reqs_read: read requests submitted
+ * @reqs_write: write requests submitted
+ * @bytes_read: read payload bytes
+ * @bytes_write: write payload bytes
+ * @errors: requests completed with an error
+ * @migrations: requests submitted from a CPU other than the one whose
+ *	connection carried them
+ */
+struct rift_clt_stats {
+	u64	reqs_read;
+	u64	reqs_write;
+	u64	bytes_read;
+	u64	bytes_write;
+	u64	errors;
+	u64	migrations;
+};
+
+/**
+ * struct rift_clt_path - one source/destination pair of a session
+ * @kobj: /sys/class/rift-client/<sess>/paths/<name>/
+ * @stats_kobj: its stats/ directory
+ * @entry: in the session's path list
+ * @sess: owning session
+ * @name: "<src>@<dst>"
+ * @src: source address (family AF_UNSPEC: any)
+ * @dst: destination address
+ * @uuid: path identity the server knows us by
+ * @state: see enum rift_clt_path_state; guarded by @lock
+ * @lock: guards @state, @last_error
+ * @last_error: why the last attempt failed or the path went down
+ * @reconnect_gen: bumped at every connect attempt
+ * @nr_cons: connections, control included
+ * @cons: the connections
+ * @connect_work: (re)connects the path
+ * @close_work: tears the connections down after a failure
+ * @reconnects: completed reconnects
+ * @nr_chunks: entries in @chunks
+ * @chunks: the server's chunk table as seen on this path
+ * @chunk_size: bytes per chunk
+ * @max_io_size: largest data length the server accepts
+ * @hca_name: RDMA device the path runs on
+ * @hca_port: its port
+ * @stats: per-CPU counters
+ * @inflight: requests outstanding on this path
+ * @info_done: INFO_RSP arrived (or the QP failed)
+ * @info_len: bytes received in the INFO_RSP
+ * @info_tx_done: the INFO_REQ send completed
+ * @info_err: error of the INFO exchange
+ * @removed: remove_path was written; never connect again
+ */
+struct rift_clt_path {
+	struct kobject			kobj;
+	struct kobject			stats_kobj;
+	struct list_head		entry;
+	struct rift_clt_sess		*sess;
+	char				name[128];
+	struct sockaddr_storage		src;
+	struct sockaddr_storage		dst;
+	u8				uuid[RIFT_UUID_LEN];
+	enum rift_clt_path_state	state;
+	spinlock_t			lock;	/* state, last_error */
+	char				last_error[128];
+	u32				reconnect_gen;
+	u16				nr_cons;
+	struct rift_clt_con		*cons;
+	struct delayed_work		connect_work;
+	struct work_struct		close_work;
+	u64				reconnects;
+	u32				nr_chunks;
+	struct rift_rbuf		*chunks;
+	u32				chunk_size;
+	u32				max_io_size;
+	char				hca_name[IB_DEVICE_NAME_MAX];
+	u32				hca_port;
+	struct rift_clt_stats __percpu	*stats;
+	atomic_t			inflight;
+	struct completion		info_done;
+	struct completion		info_tx_done;
+	u32				info_len;
+	int				info_err;
+	bool				removed;
+};
+
+/**
+ * struct rift_clt_req - one in-flight request, one per permit
+ * @permit_id: the permit (and server chunk) it uses
+ * @path: path carrying it
+ * @con: connection carrying it
+ * @dir: direction
+ * @ops: ULP completion
+ * @sg: ULP data
+ * @sg_cnt: entries in @sg
+ * @nents: entries after DMA mapping
+ * @data_len: payload bytes
+ * @sges: scatter/gather entries of a write's payload
+ * @wrs: RDMA WRITEs of a write's payload
+ * @hdr: ULP header and descriptor, written into the chunk's tail
+ * @hdr_dma: DMA address of @hdr
+ * @hdr_len: bytes of @hdr sent
+ * @mr: fast-registration MR of a read's destination
+ * @inv_cqe: completion of the MR's local invalidation
+ * @result: errno the server answered with
+ * @active: between submission and completion
+ */
+struct rift_clt_req {
+	u32				permit_id;
+	struct rift_clt_path		*path;
+	struct rift_clt_con		*con;
+	enum rift_dir			dir;
+	struct rift_clt_req_ops		ops;
+	struct scatterlist		*sg;
+	unsigned int			sg_cnt;
+	int				nents;
+	u32				data_len;
+	struct ib_sge			*sges;
+	struct ib_rdma_wr		*wrs;
+	void				*hdr;
+	u64				hdr_dma;
+	u32				hdr_len;
+	struct ib_mr			*mr;
+	struct ib_cqe			inv_cqe;
+	int				result;
+	bool				active;
+};
+
+/**
+ * struct rift_permit - what a ULP holds while it owns a request slot
+ * @id: permit index == server chunk id
+ * @cpu: CPU the permit was taken on
+ * @pdu: ULP private data (rift_clt_open_args.pdu_size bytes)
+ */
+struct rift_permit {
+	u32	id;
+	int	cpu;
+	u8	pdu[] __aligned(8);
+};
+
+/**
+ * struct rift_clt_sess - a session: a named group of paths to one server
+ * @dev: /sys/class/rift-client/<name>
+ * @paths_kobj: its paths/ directory
+ * @name: session name
+ * @uuid: session identity
+ * @ops: ULP callbacks (copied)
+ * @port: server port
+ * @nr_cons: connections per path, control included
+ * @queue_depth: permits granted (agreed by the first path to connect)
+ * @req_queue_depth: permits asked for
+ * @max_io_size: smallest limit of any path that connected
+ * @pdu_size: bytes of ULP data per permit
+ * @permit_size: bytes per permit, pdu included
+ * @permits: permit array (@queue_depth of them)
+ * @permit_map: bitmap of permits in use
+ * @permit_wait: ULPs waiting for a permit
+ * @reqs: one request per permit
+ * @lock: guards @paths, the path list
+ * @paths: the paths
+ * @rr_next: round-robin cursor
+ * @connected: paths that are CONNECTED
+ * @closing: rift_clt_close() started
+ * @reconnect_delay_ms: wait before reconnecting a failed path
+ * @wq: runs connect and close work
+ */
+struct rift_clt_sess {
+	struct device			dev;
+	struct kobject			*paths_kobj;
+	char				name[RIFT_NAME_MAX + 1];
+	u8				uuid[RIFT_UUID_LEN];
+	struct rift_clt_ops		ops;
+	u16				port;
+	u16				nr_cons;
+	u32				queue_depth;
+	u32				req_queue_depth;
+	u32				max_io_size;
+	size_t				pdu_size;
+	size_t				permit_size;
+	void				*permits;
+	unsigned long			*permit_map;
+	wait_queue_head_t		permit_wait;
+	struct rift_clt_req		*reqs;
+	struct mutex			lock;	/* paths, closing */
+	struct list_head		paths;
+	atomic_t			rr_next;
+	atomic_t			connected;
+	bool				closing;
+	u32				reconnect_delay_ms;
+	struct workqueue_struct		*wq;
+};
+
+extern struct class rift_clt_class;
+
+/* rift-clt-path.c */
+struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
+					   const struct sockaddr_storage *src,
+					   const struct sockaddr_storage *dst);
+void rift_clt_path_destroy(struct rift_clt_path *path);
+int rift_clt_path_connect_sync(struct rift_clt_path *path);
+void rift_clt_path_fail(struct rift_clt_path *path, const char *why);
+void rift_clt_path_reconnect(struct rift_clt_path *path);
+void rift_clt_path_disconnect(struct rift_clt_path *path);
+const char *rift_clt_path_state_str(enum rift_clt_path_state s);
+enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path);
+void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
+	__printf(2, 3);
+
+/* rift-clt-io.c */
+void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+void rift_clt_fail_inflight(struct rift_clt_path *path);
+int rift_clt_reqs_init(struct rift_clt_sess *sess);
+void rift_clt_reqs_free(struct rift_clt_sess *sess);
+
+/* rift-clt-sysfs.c */
+int rift_clt_path_sysfs_add(struct rift_clt_path *path);
+void rift_clt_path_sysfs_del(struct rift_clt_path *path);
+extern const struct attribute_group *rift_clt_sess_groups[];
+int rift_clt_parse_addr(const char *s, size_t len,
+			struct sockaddr_storage *ss, u16 port);
+int rift_clt_parse_path(const char *buf, struct sockaddr_storage *src,
+			struct sockaddr_storage *dst, u16 port);
+int rift_clt_sess_add_path(struct rift_clt_sess *sess,
+			   const struct sockaddr_storage *src,
+			   const struct sockaddr_storage *dst);
+void rift_clt_sess_remove_path(struct rift_clt_path *path);
+struct rift_clt_path *rift_clt_pick_path(struct rift_clt_sess *sess);
+
+#endif /* _RIFT_CLT_H */

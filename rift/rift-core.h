@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rift: internals shared by rift-client and rift-server (not a ULP API;
+ * ULPs use include/rift/rift.h).
+ */
+#ifndef _RIFT_CORE_H
+#define _RIFT_CORE_H
+
+#include <linux/types.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/dma-direction.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include <rift/rift-proto.h>
+
+/* Default TCP-like port both sides agree on when a ULP names none. */
+#define RIFT_DEFAULT_PORT	7674
+
+/* rdma_cm address/route resolution budget, per step. */
+#define RIFT_RESOLVE_TIMEOUT_MS	5000
+
+/*
+ * Small messages (heartbeats carry no payload; responses with a rotated
+ * rkey carry a struct rift_wire_rkey_msg) fit one receive buffer of this
+ * size; only the INFO exchange is larger and gets its own buffer.
+ */
+#define RIFT_MSG_BUF_SIZE	64
+
+/**
+ * struct rift_dev - an RDMA device with the protection domain Rift uses on it
+ * @ref: one per connection (QP) on the device
+ * @entry: in the global device list
+ * @ib_dev: the device
+ * @pd: protection domain shared by every Rift connection on @ib_dev
+ */
+struct rift_dev {
+	struct kref		ref;
+	struct list_head	entry;
+	struct ib_device	*ib_dev;
+	struct ib_pd		*pd;
+};
+
+struct rift_dev *rift_dev_get(struct ib_device *ib_dev);
+void rift_dev_put(struct rift_dev *dev);
+
+/**
+ * struct rift_iu - a DMA-mapped message buffer and the CQE of its work request
+ * @cqe: completion entry; ->done is set by the owner
+ * @buf: kernel address
+ * @size: bytes in @buf
+ * @dma: bus address
+ * @dir: DMA direction of the mapping
+ */
+struct rift_iu {
+	struct ib_cqe		cqe;
+	void			*buf;
+	size_t			size;
+	u64			dma;
+	enum dma_data_direction	dir;
+};
+
+struct rift_iu *rift_iu_alloc(struct ib_device *ib_dev, size_t size,
+			      enum dma_data_direction dir,
+			      void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
+
+/**
+ * struct rift_con - one RC connection: rdma_cm id, QP and its completion queue
+ * @cm_id: rdma_cm identifier (owns the QP)
+ * @dev: device and PD the QP lives on
+ * @cq: from the device's shared CQ pool
+ * @cq_size: CQEs taken from the pool, returned with @cq
+ * @max_send_wr: send queue depth
+ * @max_recv_wr: receive queue depth
+ * @max_send_sge: scatter/gather entries per send WR
+ * @unsignalled: sends posted since the last signalled one
+ * @signal_every: signal at least every Nth send
+ *
+ * Unsignalled sends are retired only by a later signalled one on the same
+ * QP, so every sender (IO, heartbeats, control) goes through
+ * rift_con_need_signal(): the send queue is sized for twice the WRs that
+ * can be outstanding and at least every @signal_every-th send is signalled.
+ */
+struct rift_con {
+	struct rdma_cm_id	*cm_id;
+	struct rift_dev		*dev;
+	struct ib_cq		*cq;
+	u32			cq_size;
+	u32			max_send_wr;
+	u32			max_recv_wr;
+	u32			max_send_sge;
+	atomic_t		unsignalled;
+	u32			signal_every;
+};
+
+int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
+		       u32 max_send_wr, u32 max_recv_wr, int comp_vector);
+void rift_con_destroy_qp(struct rift_con *con);
+bool rift_con_need_signal(struct rift_con *con);
+
+int rift_post_recv(struct rift_con *con, struct rift_iu *iu);
+int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,
+		   struct ib_send_wr *head, bool signal);
+
+const char *rift_cm_event_str(enum rdma_cm_event_type ev);
+
+#endif /* _RIFT_CORE_H */

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * 32-bit immediate data: layout, round trips, rejection of bad values.
+ */
+#include "unit.h"
+
+static u32 raw_of(__be32 v)
+{
+	u8 b[4];
+
+	memcpy(b, &v, 4);
+	return (u32)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
+}
+
+static __be32 be_of(u32 v)
+{
+	u8 b[4] = { v >> 24, v >> 16, v >> 8, v };
+	__be32 r;
+
+	memcpy(&r, b, 4);
+	return r;
+}
+
+static void test_imm_layout(void)
+{
+	struct rift_imm imm = { .type = RIFT_IMM_WRITE, .chunk = 0x123,
+				.desc_off = 0x4567 * RIFT_IO_DESC_ALIGN };
+	__be32 v;
+
+	/* type in 31..28, chunk in 27..16, arg in 15..0, network byte order. */
+	CHECK_EQ(rift_imm_encode(&imm, &v), 0);
+	CHECK_EQ(raw_of(v), 0x11234567);
+
+	imm = (struct rift_imm){ .type = RIFT_IMM_RSP, .chunk = 0xfff, .err = -EIO };
+	CHECK_EQ(rift_imm_encode(&imm, &v), 0);
+	CHECK_EQ(raw_of(v), 0x3fff0000 | EIO);
+
+	imm = (struct rift_imm){ .type = RIFT_IMM_HB_ACK, .seq = 0xbeef };
+	CHECK_EQ(rift_imm_encode(&imm, &v), 0);
+	CHECK_EQ(raw_of(v), 0x6000beef);
+
+	CHECK_EQ(RIFT_IMM_TYPE_BITS + RIFT_IMM_CHUNK_BITS + RIFT_IMM_ARG_BITS, 32);
+}
+
+static void roundtrip(const struct rift_imm *in, u32 nr_chunks)
+{
+	struct rift_imm out;
+	__be32 v;
+
+	CHECK_EQ(rift_imm_encode(in, &v), 0);
+	CHECK_EQ(rift_imm_decode(v, nr_chunks, &out), 0);
+	CHECK_EQ(out.type, in->type);
+	CHECK_EQ(out.chunk, in->chunk);
+	switch (in->type) {
+	case RIFT_IMM_WRITE:
+	case RIFT_IMM_READ:
+		CHECK_EQ(out.desc_off, in->desc_off);
+		CHECK_EQ(out.err, 0);
+		CHECK_EQ(out.seq, 0);
+		break;
+	case RIFT_IMM_RSP:
+	case RIFT_IMM_RSP_RKEY:
+		CHECK_EQ(out.err, in->err);
+		CHECK_EQ(out.desc_off, 0);
+		break;
+	default:
+		CHECK_EQ(out.seq, in->seq);
+		CHECK_EQ(out.err, 0);
+		break;
+	}
+}
+
+static void test_imm_roundtrip(void)
+{
+	static const u32 offs[] = { 0, 64, 4096, 65535U * 64 };
+	static const int errs[] = { 0, -1, -EIO, -ENOMEM, -EBADMSG, -4095 };
+	static const u16 chunks[] = { 0, 1, 4094, 4095 };
+	struct rift_imm imm;
+	unsigned int i, j, k;
+
+	for (k = 0; k < 4; k++) {
+		for (i = 0; i < 4; i++) {
+			imm = (struct rift_imm){ .type = RIFT_IMM_WRITE, .chunk = chunks[k],
+						 .desc_off = offs[i] };
+			roundtrip(&imm, RIFT_MAX_QUEUE_DEPTH);
+			imm.type = RIFT_IMM_READ;
+			roundtrip(&imm, RIFT_MAX_QUEUE_DEPTH);
+		}
+		for (j = 0; j < 6; j++) {
+			imm = (struct rift_imm){ .type = RIFT_IMM_RSP, .chunk = chunks[k],
+						 .err = errs[j] };
+			roundtrip(&imm, RIFT_MAX_QUEUE_DEPTH);
+			imm.type = RIFT_IMM_RSP_RKEY;
+			roundtrip(&imm, RIFT_MAX_QUEUE_DEPTH);
+		}
+	}
+	for (i = 0; i < 0x10000; i += 0x1111) {
+		imm = (struct rift_imm){ .type = RIFT_IMM_HB, .seq = i };
+		roundtrip(&imm, 1);
+		imm.type = RIFT_IMM_HB_ACK;
+		roundtrip(&imm, 1);
+	}
+}
+
+static void test_imm_encode_bad(void)
+{
+	struct rift_imm imm;
+	__be32 v = be_of(0xdeadbeef);
+	unsigned int t;
+
+	imm = (struct rift_imm){ .type = RIFT_IMM_WRITE, .desc_off = 65536U * 64 };
+	CHECK_EQ(rift_imm_encode(&imm, &v), -EINVAL);
+	imm.desc_off = 32;
+	CHECK_EQ(rift_imm_encode(&imm, &v), -EINVAL);
+	imm.desc_off = 64;
+	imm.chunk = RIFT_MAX_QUEUE_DEPTH;
+	CHECK_EQ(rift_imm_encode(&imm, &v), -EINVAL);
+
+	imm = (struct rift_imm){ .type = RIFT_IMM_RSP, .err = -4096 };
+	CHECK_EQ(rift_imm_encode(&imm, &v), -EINVAL);
+	imm.err = 1;
+	CHECK_EQ(rift_imm_encode(&imm, &v), -EINVAL);
+
+	imm = (struct rift_imm){ .type = RIFT_IMM_HB, .chunk = 1 };
+	CHECK_EQ(rift_imm_encode(&imm, &v), -EINVAL);
+
+	for (t = 0; t < 256; t++) {
+		if (t > RIFT_IMM_INVALID && t < RIFT_IMM_TYPE_NR)
+			continue;
+		imm = (struct rift_imm){ .type = t };
+		CHECK_EQ(rift_imm_encode(&imm, &v), -EINVAL);
+	}
+	/* Failed encodes leave the output alone. */
+	CHECK_EQ(raw_of(v), 0xdeadbeef);
+}
+
+static void test_imm_decode_bad(void)
+{
+	struct rift_imm out;
+	u32 t;
+
+	/* Unknown types, including the all-zero immediate. */
+	CHECK_EQ(rift_imm_decode(be_of(0), 16, &out), -EBADMSG);
+	for (t = RIFT_IMM_TYPE_NR; t < 16; t++)
+		CHECK_EQ(rift_imm_decode(be_of(t << 28 | 0x00010040), 16, &out), -EBADMSG);
+
+	/* Chunk id against the session's queue depth. */
+	CHECK_EQ(rift_imm_decode(be_of(0x100f0001), 16, &out), 0);
+	CHECK_EQ(rift_imm_decode(be_of(0x10100001), 16, &out), -EBADMSG);
+	CHECK_EQ(out.type, 0);
+	CHECK_EQ(rift_imm_decode(be_of(0x20100001), 16, &out), -EBADMSG);
+	CHECK_EQ(rift_imm_decode(be_of(0x30100000), 16, &out), -EBADMSG);
+	CHECK_EQ(rift_imm_decode(be_of(0x40100000), 16, &out), -EBADMSG);
+	CHECK_EQ(rift_imm_decode(be_of(0x3fff0000), 4096, &out), 0);
+
+	/* Response errno must fit 12 bits; bits 15..12 are reserved. */
+	CHECK_EQ(rift_imm_decode(be_of(0x30000fff), 1, &out), 0);
+	CHECK_EQ(out.err, -4095);
+	CHECK_EQ(rift_imm_decode(be_of(0x30001000), 1, &out), -EBADMSG);
+	CHECK_EQ(rift_imm_decode(be_of(0x4000f005), 1, &out), -EBADMSG);
+
+	/* Heartbeats carry no chunk. */
+	CHECK_EQ(rift_imm_decode(be_of(0x5000ffff), 1, &out), 0);
+	CHECK_EQ(out.seq, 0xffff);
+	CHECK_EQ(rift_imm_decode(be_of(0x50010000), 4096, &out), -EBADMSG);
+	CHECK_EQ(rift_imm_decode(be_of(0x6fff0000), 4096, &out), -EBADMSG);
+
+	/* The caller's queue depth must be sane. */
+	CHECK_EQ(rift_imm_decode(be_of(0x10000001), 0, &out), -EINVAL);
+	CHECK_EQ(rift_imm_decode(be_of(0x10000001), 4097, &out), -EINVAL);
+}
+
+/* Anything that decodes re-encodes to the same bits: the codec is a bijection. */
+static void test_imm_random(void)
+{
+	struct rift_imm out;
+	unsigned int i, ok = 0;
+	__be32 v;
+	u32 raw;
+
+	for (i = 0; i < 200000; i++) {
+		raw = unit_rand();
+		if (rift_imm_decode(be_of(raw), RIFT_MAX_QUEUE_DEPTH, &out))
+			continue;
+		ok++;
+		CHECK_EQ(rift_imm_encode(&out, &v), 0);
+		CHECK_EQ(raw_of(v), raw);
+	}
+	/* About 13% of random words are valid; make sure we exercised them. */
+	CHECK(ok > 200000 / 10);
+}
+
+static void test_rkey_msg(void)
+{
+	u8 buf[32];
+	u32 rkey;
+	size_t len;
+
+	memset(buf, 0xcc, sizeof(buf));
+	CHECK_EQ(rift_proto_rkey_encode(77, 0xfeedf00d, buf, sizeof(buf)), 16);
+	CHECK_EQ(get32(buf), 0xfeedf00d);
+	CHECK_EQ(get16(buf + 4), 77);
+	CHECK_EQ(buf[6], 0);
+	CHECK_EQ(buf[15], 0);
+	CHECK_EQ(buf[16], 0xcc);
+	CHECK_EQ(rift_proto_rkey_decode(buf, 16, 77, &rkey), 0);
+	CHECK_EQ(rkey, 0xfeedf00d);
+	CHECK_EQ(rift_proto_rkey_decode(buf, 32, 77, &rkey), 0);
+	/* The SEND payload must match the immediate's chunk. */
+	CHECK_EQ(rift_proto_rkey_decode(buf, 16, 78, &rkey), -EBADMSG);
+	CHECK_EQ(rkey, 0);
+	for (len = 0; len < 16; len++) {
+		CHECK_EQ(rift_proto_rkey_decode(buf, len, 77, &rkey), -EBADMSG);
+		CHECK_EQ(rift_proto_rkey_encode(77, 1, buf, len), -EMSGSIZE);
+	}
+	CHECK_EQ(rift_proto_rkey_encode(RIFT_MAX_QUEUE_DEPTH, 1, buf, 16), -EINVAL);
+}
+
+const struct unit_test unit_imm_tests[] = {
+	UNIT(test_imm_layout),
+	UNIT(test_imm_roundtrip),
+	UNIT(test_imm_encode_bad),
+	UNIT(test_imm_decode_bad),
+	UNIT(test_imm_random),
+	UNIT(test_rkey_msg),
+	{ NULL, NULL }
+};
