@@ -111,6 +111,30 @@ static struct ib_cqe rift_clt_io_cqe = {
 	.done = rift_clt_tx_done,
 };
 
+/**
+ * rift_clt_send_imm() - send an immediate-only message (heartbeats)
+ * @con: connection
+ * @imm: message
+ *
+ * Return: 0 or a negative errno.
+ */
+int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm)
+{
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND_WITH_IMM,
+		.wr_cqe = &rift_clt_io_cqe,
+	};
+	int err;
+
+	err = rift_imm_encode(imm, &wr.ex.imm_data);
+	if (err)
+		return err;
+	/* Counted like every send, so heartbeats can never fill the SQ. */
+	if (rift_con_need_signal(&con->c))
+		wr.send_flags = IB_SEND_SIGNALED;
+	return ib_post_send(con->c.cm_id->qp, &wr, NULL);
+}
+
 static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 {
 	struct rift_clt_sess *sess = con->path->sess;
@@ -167,13 +191,21 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rift_clt_path_fail(path, "malformed immediate data");
 		return;
 	}
+	/* Any traffic is a sign of life for the heartbeat. */
+	WRITE_ONCE(path->rx_seen, true);
 	switch (imm.type) {
 	case RIFT_IMM_RSP:
 		rift_clt_rsp(con, &imm);
 		break;
 	case RIFT_IMM_HB:
+		imm.type = RIFT_IMM_HB_ACK;
+		if (rift_clt_send_imm(con, &imm))
+			rift_clt_path_fail(path, "cannot answer heartbeat");
+		break;
 	case RIFT_IMM_HB_ACK:
-		/* Any traffic is a sign of life; nothing else to do yet. */
+		if (imm.seq == READ_ONCE(path->hb_seq))
+			WRITE_ONCE(path->rtt_us,
+				   ktime_us_delta(ktime_get(), path->hb_sent));
 		break;
 	default:
 		rift_clt_path_fail(path, "unexpected message type");
@@ -185,16 +217,16 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * rift_clt_fail_inflight() - complete what a closed path still held
- * @path: path whose connections are drained or destroyed
+ * rift_clt_fail_inflight() - complete what a drained connection still held
+ * @con: connection whose QP is drained
  *
- * Called only after the QPs were drained, so no completion for these
- * requests can arrive any more and their pages are no longer reachable
- * by the server (MRs are deregistered with the connection's pool).
+ * No completion for these requests can arrive any more.  Their MRs go
+ * back to the pool, which the caller destroys next, so a late server write
+ * into their pages fails on the wire.
  */
-void rift_clt_fail_inflight(struct rift_clt_path *path)
+void rift_clt_fail_inflight(struct rift_clt_con *con)
 {
-	struct rift_clt_sess *sess = path->sess;
+	struct rift_clt_sess *sess = con->path->sess;
 	u32 i;
 
 	if (!sess->reqs)
@@ -202,7 +234,7 @@ void rift_clt_fail_inflight(struct rift_clt_path *path)
 	for (i = 0; i < sess->queue_depth; i++) {
 		struct rift_clt_req *req = &sess->reqs[i];
 
-		if (READ_ONCE(req->path) != path || !READ_ONCE(req->active))
+		if (READ_ONCE(req->con) != con || !READ_ONCE(req->active))
 			continue;
 		if (!xchg(&req->active, false))
 			continue;
@@ -369,6 +401,7 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 	u32 max_sge = con->c.max_send_sge;
 	u32 off, hdr_gap, n;
 	size_t k, pos;
+	bool inline_hdr;
 	int i;
 	int len, err;
 	__be32 imm_data;
@@ -405,11 +438,14 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 	if (len < 0)
 		return len;
 	req->hdr_len = hdr_gap + len;
-	req->hdr_dma = ib_dma_map_single(ib_dev, req->hdr, RIFT_CLT_HDR_BUF,
-					 DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, req->hdr_dma)) {
-		req->hdr_dma = 0;
-		return -ENOMEM;
+	inline_hdr = req->hdr_len <= con->c.max_inline;
+	if (!inline_hdr) {
+		req->hdr_dma = ib_dma_map_single(ib_dev, req->hdr, RIFT_CLT_HDR_BUF,
+						 DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ib_dev, req->hdr_dma)) {
+			req->hdr_dma = 0;
+			return -ENOMEM;
+		}
 	}
 
 	if (io->dir == RIFT_IO_READ) {
@@ -447,7 +483,8 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 	err = rift_imm_encode(&imm, &imm_data);
 	if (err)
 		return err;
-	hdr_sge.addr = req->hdr_dma;
+	/* Inline data is copied by the CPU at post time: no mapping needed. */
+	hdr_sge.addr = inline_hdr ? (uintptr_t)req->hdr : req->hdr_dma;
 	hdr_sge.length = req->hdr_len;
 	hdr_sge.lkey = con->c.dev->pd->local_dma_lkey;
 	hdr_wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
@@ -459,11 +496,14 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 	hdr_wr.rkey = chunk->rkey;
 	if (rift_con_need_signal(&con->c))
 		hdr_wr.wr.send_flags = IB_SEND_SIGNALED;
+	if (inline_hdr)
+		hdr_wr.wr.send_flags |= IB_SEND_INLINE;
+	else
+		ib_dma_sync_single_for_device(ib_dev, req->hdr_dma, req->hdr_len,
+					      DMA_TO_DEVICE);
 	*link = &hdr_wr.wr;
 	hdr_wr.wr.next = NULL;
 
-	ib_dma_sync_single_for_device(ib_dev, req->hdr_dma, req->hdr_len,
-				      DMA_TO_DEVICE);
 	return ib_post_send(con->c.cm_id->qp, first, NULL);
 }
 
@@ -562,6 +602,41 @@ out_unlock:
 	return err;
 }
 EXPORT_SYMBOL_GPL(rift_clt_request);
+
+/**
+ * rift_clt_sess_pinned_bytes() - memory the session keeps allocated
+ * @sess: session
+ *
+ * Request slots (headers, WR and SGE arrays) plus every connection's
+ * receive buffers: what a server operator multiplies by the number of
+ * sessions.
+ *
+ * Return: bytes.
+ */
+u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess)
+{
+	struct rift_clt_path *path;
+	u64 bytes;
+	int i;
+
+	bytes = (u64)sess->queue_depth *
+		(sizeof(struct rift_clt_req) + sess->permit_size + RIFT_CLT_HDR_BUF +
+		 RIFT_IO_MAX_SEGS * (sizeof(struct ib_sge) + sizeof(struct ib_rdma_wr)));
+	mutex_lock(&sess->lock);
+	list_for_each_entry(path, &sess->paths, entry) {
+		for (i = 0; i < path->nr_cons; i++) {
+			struct rift_clt_con *con = &path->cons[i];
+
+			if (!con->c.cm_id)
+				continue;
+			bytes += (u64)con->nr_rx * RIFT_MSG_BUF_SIZE;
+			if (con->info_rx)
+				bytes += con->info_rx->size;
+		}
+	}
+	mutex_unlock(&sess->lock);
+	return bytes;
+}
 
 /**
  * rift_clt_pick_path() - choose a connected path for the next request

@@ -14,10 +14,21 @@
 
 #include "rift-clt.h"
 
+#define CREATE_TRACE_POINTS
+#include "rift_clt_trace.h"
+
 static unsigned int connect_timeout_ms = 10000;
 module_param(connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
 		 "Give up a connection attempt that saw no CM event for this long (default 10000)");
+
+/*
+ * Test hook: offer only this protocol version (0: the built-in range), so
+ * a selftest can watch a server refuse a version it does not speak.
+ */
+static ushort test_proto_version;
+module_param(test_proto_version, ushort, 0644);
+MODULE_PARM_DESC(test_proto_version, "Testing only: offer just this protocol version");
 
 static const char * const rift_clt_path_state_names[] = {
 	[RIFT_CLT_PATH_IDLE]		= "idle",
@@ -66,8 +77,9 @@ static bool rift_clt_path_change_state(struct rift_clt_path *path,
 	if (!(rift_clt_path_next[old] & BIT(new)))
 		return false;
 	path->state = new;
-	pr_debug("%s/%s: %s -> %s\n", path->sess->name, path->name,
-		 rift_clt_path_state_str(old), rift_clt_path_state_str(new));
+	trace_rift_clt_path_state(path->sess->name, path->name,
+				  rift_clt_path_state_str(old),
+				  rift_clt_path_state_str(new));
 	if (new == RIFT_CLT_PATH_CONNECTED)
 		atomic_inc(&path->sess->connected);
 	else if (old == RIFT_CLT_PATH_CONNECTED)
@@ -204,6 +216,10 @@ static int rift_clt_con_route_resolved(struct rift_clt_con *con)
 	memset(req, 0, sizeof(*req));
 	req->min_version = RIFT_PROTO_VERSION_MIN;
 	req->max_version = RIFT_PROTO_VERSION_MAX;
+	if (READ_ONCE(test_proto_version)) {
+		req->min_version = READ_ONCE(test_proto_version);
+		req->max_version = req->min_version;
+	}
 	memcpy(req->sess_uuid, sess->uuid, RIFT_UUID_LEN);
 	memcpy(req->path_uuid, path->uuid, RIFT_UUID_LEN);
 	req->con_idx = con->idx;
@@ -240,7 +256,7 @@ static void rift_clt_con_rejected(struct rift_clt_con *con,
 		rift_clt_path_set_error(path,
 					"server refused: %s (client speaks %u..%u, server %u..%u)",
 					rift_proto_reject_str(rej.reason),
-					RIFT_PROTO_VERSION_MIN, RIFT_PROTO_VERSION_MAX,
+					con->req.min_version, con->req.max_version,
 					rej.min_version, rej.max_version);
 	} else {
 		rift_clt_path_set_error(path, "connection rejected: %s",
@@ -255,8 +271,8 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 	struct rift_clt_path *path = con->path;
 	int err;
 
-	pr_debug("%s/%s con %u: %s (%d)\n", path->sess->name, path->name,
-		 con->idx, rift_cm_event_str(ev->event), ev->status);
+	trace_rift_clt_con_event(path->sess->name, path->name, con->idx,
+				 ev->event, ev->status);
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -316,11 +332,18 @@ static void rift_clt_con_close(struct rift_clt_con *con)
 	if (!cm_id)
 		return;
 	rdma_disconnect(cm_id);
+	/*
+	 * Drained, no completion can arrive for what the QP held: fail those
+	 * requests while their MRs and mappings still exist; deregistering
+	 * the MRs then makes any late server write fail on the wire.
+	 */
+	if (cm_id->qp)
+		ib_drain_qp(cm_id->qp);
+	rift_clt_fail_inflight(con);
 	if (con->mrs_ready) {
 		ib_mr_pool_destroy(cm_id->qp, &cm_id->qp->rdma_mrs);
 		con->mrs_ready = false;
 	}
-	/* Drained: no completion can touch the buffers freed below. */
 	rift_con_destroy_qp(&con->c);
 	rift_clt_con_rx_free(con);
 	rdma_destroy_id(cm_id);
@@ -397,7 +420,6 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	struct rift_rbuf *chunks;
 	struct rift_iu *tx;
 	int len, err;
-	u32 hb;
 
 	tx = rift_iu_alloc(ib_dev, 1024, DMA_TO_DEVICE, rift_clt_info_tx_done);
 	if (!tx)
@@ -456,9 +478,14 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 		kfree(chunks);
 		goto out_drain;
 	}
-	hb = rsp.hb_interval_ms;
-	pr_debug("%s/%s: %u chunks of %u bytes, hb %u ms\n", sess->name,
-		 path->name, rsp.nr_chunks, rsp.chunk_size, hb);
+	/* Consumed and never posted again: give the 128 KiB back. */
+	rift_iu_free(ib_dev, ctl->info_rx);
+	ctl->info_rx = NULL;
+	path->hb_interval_ms = rsp.hb_interval_ms;
+	path->hb_missed_max = rsp.hb_missed_max;
+	pr_debug("%s/%s: %u chunks of %u bytes, hb %u ms x %u\n", sess->name,
+		 path->name, rsp.nr_chunks, rsp.chunk_size, rsp.hb_interval_ms,
+		 rsp.hb_missed_max);
 	kfree(path->chunks);
 	path->chunks = chunks;
 	path->nr_chunks = rsp.nr_chunks;
@@ -540,6 +567,10 @@ int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	}
 	if (reconnect)
 		path->reconnects++;
+	path->hb_missed = 0;
+	WRITE_ONCE(path->rx_seen, true);
+	queue_delayed_work(path->sess->wq, &path->hb_work,
+			   msecs_to_jiffies(path->hb_interval_ms));
 	spin_lock_irq(&path->lock);
 	path->last_error[0] = '\0';
 	spin_unlock_irq(&path->lock);
@@ -559,7 +590,8 @@ static void rift_clt_path_connect_work(struct work_struct *work)
 	struct rift_clt_sess *sess = path->sess;
 	bool was_down = atomic_read(&sess->connected) == 0;
 
-	if (READ_ONCE(path->removed) || READ_ONCE(sess->closing))
+	if (READ_ONCE(path->removed) || READ_ONCE(sess->closing) ||
+	    rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED)
 		return;
 	if (rift_clt_path_connect_sync(path) == 0) {
 		if (was_down && sess->ops.link_ev)
@@ -572,14 +604,53 @@ static void rift_clt_path_connect_work(struct work_struct *work)
 				   msecs_to_jiffies(sess->reconnect_delay_ms));
 }
 
+/*
+ * The peer may vanish without a QP error (rxe retries forever with
+ * retry_count 7, a cable may go quiet): traffic, or the lack of it,
+ * decides.  Send a heartbeat on an idle tick; fail the path after
+ * hb_missed_max ticks in a row without anything received.
+ */
+static void rift_clt_path_hb_work(struct work_struct *work)
+{
+	struct rift_clt_path *path = container_of(to_delayed_work(work),
+						  struct rift_clt_path, hb_work);
+	struct rift_imm imm = { .type = RIFT_IMM_HB };
+
+	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
+		return;
+	if (xchg(&path->rx_seen, false)) {
+		path->hb_missed = 0;
+	} else if (++path->hb_missed > path->hb_missed_max) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "heartbeat: nothing received for %u ms",
+			 path->hb_missed * path->hb_interval_ms);
+		rift_clt_path_fail(path, why);
+		return;
+	}
+	if (path->hb_missed) {
+		imm.seq = ++path->hb_seq;
+		path->hb_sent = ktime_get();
+		rcu_read_lock();
+		if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED &&
+		    rift_clt_send_imm(&path->cons[RIFT_CLT_CON_CTL], &imm))
+			rift_clt_path_fail(path, "cannot send heartbeat");
+		rcu_read_unlock();
+	}
+	queue_delayed_work(path->sess->wq, &path->hb_work,
+			   msecs_to_jiffies(path->hb_interval_ms));
+}
+
 static void rift_clt_path_close_work(struct work_struct *work)
 {
 	struct rift_clt_path *path = container_of(work, struct rift_clt_path,
 						  close_work);
 	struct rift_clt_sess *sess = path->sess;
 
+	cancel_delayed_work_sync(&path->hb_work);
+	/* Submitters that saw the path connected have finished posting. */
+	synchronize_rcu();
 	rift_clt_path_close_cons(path);
-	rift_clt_fail_inflight(path);
 	if (atomic_read(&sess->connected) == 0 && sess->ops.link_ev &&
 	    !READ_ONCE(sess->closing))
 		sess->ops.link_ev(sess->ops.priv, RIFT_CLT_LINK_EV_DISCONNECTED);
@@ -601,8 +672,13 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
 	unsigned long flags;
 	bool failed;
 
+	/*
+	 * While (re)connecting, the connect worker owns the connections and
+	 * sees failures itself; only a connected path is handed to close work.
+	 */
 	spin_lock_irqsave(&path->lock, flags);
-	failed = rift_clt_path_change_state(path, RIFT_CLT_PATH_ERROR);
+	failed = path->state == RIFT_CLT_PATH_CONNECTED &&
+		 rift_clt_path_change_state(path, RIFT_CLT_PATH_ERROR);
 	if (failed)
 		scnprintf(path->last_error, sizeof(path->last_error), "%s", why);
 	spin_unlock_irqrestore(&path->lock, flags);
@@ -684,11 +760,12 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	path->uuid[0] |= 1;	/* never all-zero */
 	INIT_DELAYED_WORK(&path->connect_work, rift_clt_path_connect_work);
 	INIT_WORK(&path->close_work, rift_clt_path_close_work);
+	INIT_DELAYED_WORK(&path->hb_work, rift_clt_path_hb_work);
 	atomic_set(&path->inflight, 0);
 	if (src->ss_family != AF_UNSPEC)
-		snprintf(path->name, sizeof(path->name), "%pISp@%pISp", src, dst);
+		snprintf(path->name, sizeof(path->name), "%pISc@%pISpc", src, dst);
 	else
-		snprintf(path->name, sizeof(path->name), "%pISp", dst);
+		snprintf(path->name, sizeof(path->name), "%pISpc", dst);
 
 	path->nr_cons = sess->nr_cons;
 	path->cons = kcalloc(path->nr_cons, sizeof(*path->cons), GFP_KERNEL);
@@ -718,11 +795,11 @@ void rift_clt_path_destroy(struct rift_clt_path *path)
 	WRITE_ONCE(path->removed, true);
 	cancel_delayed_work_sync(&path->connect_work);
 	flush_work(&path->close_work);
+	cancel_delayed_work_sync(&path->hb_work);
 	spin_lock_irqsave(&path->lock, flags);
 	rift_clt_path_change_state(path, RIFT_CLT_PATH_CLOSING);
 	spin_unlock_irqrestore(&path->lock, flags);
 	rift_clt_path_close_cons(path);
-	rift_clt_fail_inflight(path);
 	rift_clt_path_set_state(path, RIFT_CLT_PATH_CLOSED);
 	rift_clt_path_sysfs_del(path);
 	kobject_put(&path->kobj);

@@ -44,7 +44,7 @@ int rift_clt_parse_addr(const char *s, size_t len, struct sockaddr_storage *ss,
 }
 
 /**
- * rift_clt_parse_path() - parse "[ip:]SRC@[ip:]DST" or "[ip:]DST"
+ * rift_clt_parse_path() - parse a path: "[ip:]SRC@[ip:]DST" or "[ip:]DST"
  * @buf: NUL-terminated text; one trailing newline is ignored
  * @src: source, family AF_UNSPEC when not given
  * @dst: destination
@@ -68,6 +68,7 @@ int rift_clt_parse_path(const char *buf, struct sockaddr_storage *src,
 		return -EINVAL;
 	return rift_clt_parse_addr(at + 1, len - (at + 1 - buf), dst, port);
 }
+EXPORT_SYMBOL_GPL(rift_clt_parse_path);
 
 /* Session attributes. */
 
@@ -94,6 +95,14 @@ static ssize_t connected_paths_show(struct device *dev,
 }
 
 static DEVICE_ATTR_RO(connected_paths);
+
+static ssize_t pinned_bytes_show(struct device *dev, struct device_attribute *attr,
+				 char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", rift_clt_sess_pinned_bytes(to_sess(dev)));
+}
+
+static DEVICE_ATTR_RO(pinned_bytes);
 
 static ssize_t nr_cons_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -127,6 +136,7 @@ static struct attribute *rift_clt_sess_attrs[] = {
 	&dev_attr_max_io_size.attr,
 	&dev_attr_connected_paths.attr,
 	&dev_attr_nr_cons.attr,
+	&dev_attr_pinned_bytes.attr,
 	&dev_attr_add_path.attr,
 	NULL,
 };
@@ -329,6 +339,14 @@ static ssize_t reconnects_show(struct kobject *kobj, struct kobj_attribute *attr
 
 static struct kobj_attribute rift_clt_stat_reconnects = __ATTR_RO(reconnects);
 
+static ssize_t rtt_us_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(stats_to_path(kobj)->rtt_us));
+}
+
+static struct kobj_attribute rift_clt_stat_rtt_us = __ATTR_RO(rtt_us);
+
 static ssize_t reset_all_store(struct kobject *kobj, struct kobj_attribute *attr,
 			       const char *buf, size_t count)
 {
@@ -354,6 +372,7 @@ static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[5].attr.attr,
 	&rift_clt_stat_inflight.attr,
 	&rift_clt_stat_reconnects.attr,
+	&rift_clt_stat_rtt_us.attr,
 	&rift_clt_stat_reset_all.attr,
 	NULL,
 };

@@ -117,6 +117,14 @@ struct rift_clt_stats {
  * @info_tx_done: the INFO_REQ send completed
  * @info_err: error of the INFO exchange
  * @removed: remove_path was written; never connect again
+ * @hb_work: heartbeat tick, every @hb_interval_ms while connected
+ * @hb_interval_ms: heartbeat interval the server fixed in INFO_RSP
+ * @hb_missed_max: ticks without traffic before the path is failed
+ * @hb_missed: ticks without traffic so far
+ * @rx_seen: something arrived since the last tick
+ * @hb_seq: sequence number of the last heartbeat sent
+ * @hb_sent: when it was sent
+ * @rtt_us: round trip of the last answered heartbeat
  */
 struct rift_clt_path {
 	struct kobject			kobj;
@@ -149,6 +157,14 @@ struct rift_clt_path {
 	u32				info_len;
 	int				info_err;
 	bool				removed;
+	struct delayed_work		hb_work;
+	u32				hb_interval_ms;
+	u32				hb_missed_max;
+	u32				hb_missed;
+	bool				rx_seen;
+	u16				hb_seq;
+	ktime_t				hb_sent;
+	u32				rtt_us;
 };
 
 /**
@@ -274,9 +290,11 @@ void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 	__printf(2, 3);
 
 /* rift-clt-io.c */
+int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm);
 void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc);
-void rift_clt_fail_inflight(struct rift_clt_path *path);
+void rift_clt_fail_inflight(struct rift_clt_con *con);
 int rift_clt_reqs_init(struct rift_clt_sess *sess);
+u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
 void rift_clt_reqs_free(struct rift_clt_sess *sess);
 
 /* rift-clt-sysfs.c */
@@ -285,8 +303,6 @@ void rift_clt_path_sysfs_del(struct rift_clt_path *path);
 extern const struct attribute_group *rift_clt_sess_groups[];
 int rift_clt_parse_addr(const char *s, size_t len,
 			struct sockaddr_storage *ss, u16 port);
-int rift_clt_parse_path(const char *buf, struct sockaddr_storage *src,
-			struct sockaddr_storage *dst, u16 port);
 int rift_clt_sess_add_path(struct rift_clt_sess *sess,
 			   const struct sockaddr_storage *src,
 			   const struct sockaddr_storage *dst);

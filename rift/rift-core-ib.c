@@ -169,10 +169,14 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 	init.cap.max_recv_wr = max_recv_wr;
 	init.cap.max_send_sge = min_t(u32, ib_dev->attrs.max_send_sge, 16);
 	init.cap.max_recv_sge = 1;
-	init.cap.max_inline_data = 0;
+	init.cap.max_inline_data = RIFT_MAX_INLINE;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
 	err = rdma_create_qp(cm_id, con->dev->pd, &init);
+	if (err) {
+		init.cap.max_inline_data = 0;
+		err = rdma_create_qp(cm_id, con->dev->pd, &init);
+	}
 	if (err)
 		goto err_put_cq;
 
@@ -180,6 +184,7 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 	con->max_send_wr = max_send_wr;
 	con->max_recv_wr = max_recv_wr;
 	con->max_send_sge = init.cap.max_send_sge;
+	con->max_inline = init.cap.max_inline_data;
 	con->signal_every = max(1U, max_send_wr / 2);
 	atomic_set(&con->unsignalled, 0);
 	return 0;

@@ -13,10 +13,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include <rift/rift.h>
 #include <rift/rift-proto.h>
-
-/* Default TCP-like port both sides agree on when a ULP names none. */
-#define RIFT_DEFAULT_PORT	7674
 
 /* rdma_cm address/route resolution budget, per step. */
 #define RIFT_RESOLVE_TIMEOUT_MS	5000
@@ -27,6 +25,12 @@
  * size; only the INFO exchange is larger and gets its own buffer.
  */
 #define RIFT_MSG_BUF_SIZE	64
+
+/*
+ * Request headers and descriptors are small; sending them inline saves
+ * the device a DMA read per request.  Devices that cannot get 0.
+ */
+#define RIFT_MAX_INLINE		256
 
 /**
  * struct rift_dev - an RDMA device with the protection domain Rift uses on it
@@ -75,6 +79,7 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
  * @max_send_wr: send queue depth
  * @max_recv_wr: receive queue depth
  * @max_send_sge: scatter/gather entries per send WR
+ * @max_inline: bytes a send may carry inline (0: inline not available)
  * @unsignalled: sends posted since the last signalled one
  * @signal_every: signal at least every Nth send
  *
@@ -91,6 +96,7 @@ struct rift_con {
 	u32			max_send_wr;
 	u32			max_recv_wr;
 	u32			max_send_sge;
+	u32			max_inline;
 	atomic_t		unsignalled;
 	u32			signal_every;
 };

@@ -15,6 +15,11 @@
 #include <linux/uio.h>
 #include <linux/scatterlist.h>
 
+#include <rift/rift-proto.h>
+
+/* rdma_cm port a server listens on when its ULP names none. */
+#define RIFT_DEFAULT_PORT	7674
+
 struct rift_clt_sess;
 struct rift_permit;
 struct rift_srv_ctx;
@@ -119,6 +124,8 @@ struct rift_clt_req_ops {
 	void	(*done)(void *priv, int err);
 };
 
+int rift_clt_parse_path(const char *buf, struct sockaddr_storage *src,
+			struct sockaddr_storage *dst, u16 port);
 struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args);
 void rift_clt_close(struct rift_clt_sess *sess);
 int rift_clt_query(struct rift_clt_sess *sess, struct rift_clt_attrs *attrs);

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rift client tracepoints: every path state change and every rdma_cm
+ * event of a connection.  Enable with
+ * echo 1 > /sys/kernel/tracing/events/rift_clt/enable
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM rift_clt
+
+#if !defined(_RIFT_CLT_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _RIFT_CLT_TRACE_H
+
+#include <linux/tracepoint.h>
+
+TRACE_EVENT(rift_clt_path_state,
+	    TP_PROTO(const char *sess, const char *path, const char *from,
+		     const char *to),
+	    TP_ARGS(sess, path, from, to),
+	    TP_STRUCT__entry(__string(sess, sess)
+			     __string(path, path)
+			     __string(from, from)
+			     __string(to, to)),
+	    TP_fast_assign(__assign_str(sess, sess);
+			   __assign_str(path, path);
+			   __assign_str(from, from);
+			   __assign_str(to, to);),
+	    TP_printk("%s/%s: %s -> %s", __get_str(sess), __get_str(path),
+		      __get_str(from), __get_str(to))
+);
+
+TRACE_EVENT(rift_clt_con_event,
+	    TP_PROTO(const char *sess, const char *path, u16 con, int event,
+		     int status),
+	    TP_ARGS(sess, path, con, event, status),
+	    TP_STRUCT__entry(__string(sess, sess)
+			     __string(path, path)
+			     __field(u16, con)
+			     __field(int, event)
+			     __field(int, status)),
+	    TP_fast_assign(__assign_str(sess, sess);
+			   __assign_str(path, path);
+			   __entry->con = con;
+			   __entry->event = event;
+			   __entry->status = status;),
+	    TP_printk("%s/%s con %u: %s (%d)", __get_str(sess), __get_str(path),
+		      __entry->con, rdma_event_msg(__entry->event),
+		      __entry->status)
+);
+
+#endif /* _RIFT_CLT_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE rift_clt_trace
+#include <trace/define_trace.h>
