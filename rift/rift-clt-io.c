@@ -42,8 +42,8 @@ static void rift_clt_req_end(struct rift_clt_req *req, int err)
 	struct rift_clt_path *path = req->path;
 
 	if (req->mr) {
-		ib_mr_pool_put(req->con->c.cm_id->qp,
-			       &req->con->c.cm_id->qp->rdma_mrs, req->mr);
+		ib_mr_pool_put(req->con->c.qp,
+			       &req->con->c.qp->rdma_mrs, req->mr);
 		req->mr = NULL;
 	}
 	rift_clt_req_unmap(req);
@@ -59,12 +59,12 @@ static void rift_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 						inv_cqe);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rift_clt_path_fail(req->path, "local invalidate failed");
 		/* The connection's close path completes the request. */
+		rift_clt_path_fail(req->path, "local invalidate failed");
 		return;
 	}
-	if (!xchg(&req->active, false))
+	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_INVALIDATING,
+			   RIFT_CLT_REQ_IDLE) != RIFT_CLT_REQ_INVALIDATING)
 		return;
 	rift_clt_req_end(req, req->result);
 }
@@ -79,25 +79,38 @@ static void rift_clt_req_complete(struct rift_clt_req *req, int err)
 
 	req->result = err;
 	if (req->mr) {
+		/* A second response for the same request is the peer's bug. */
+		if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
+				   RIFT_CLT_REQ_INVALIDATING) != RIFT_CLT_REQ_POSTED) {
+			rift_clt_path_fail(req->path, "duplicate response");
+			return;
+		}
 		inv.opcode = IB_WR_LOCAL_INV;
 		inv.wr_cqe = &req->inv_cqe;
 		inv.send_flags = IB_SEND_SIGNALED;
 		inv.ex.invalidate_rkey = req->mr->rkey;
-		if (ib_post_send(req->con->c.cm_id->qp, &inv, NULL) == 0)
+		if (ib_post_send(req->con->c.qp, &inv, NULL) == 0)
 			return;
 		/* The QP is dying; its close path completes the request. */
 		rift_clt_path_fail(req->path, "cannot post local invalidate");
 		return;
 	}
-	if (!xchg(&req->active, false))
+	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
+			   RIFT_CLT_REQ_IDLE) != RIFT_CLT_REQ_POSTED) {
+		rift_clt_path_fail(req->path, "duplicate response");
 		return;
+	}
 	rift_clt_req_end(req, err);
 }
 
 static void rift_clt_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	if (unlikely(wc->status != IB_WC_SUCCESS) &&
-	    wc->status != IB_WC_WR_FLUSH_ERR)
+	/*
+	 * Flushes too: a QP in error while the path looks connected must
+	 * fail the path, or its requests would wait forever.  Failing is
+	 * idempotent and ignored during teardown.
+	 */
+	if (unlikely(wc->status != IB_WC_SUCCESS))
 		rift_clt_path_fail(rift_clt_wc_con(wc)->path,
 				   ib_wc_status_msg(wc->status));
 }
@@ -132,24 +145,26 @@ int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm)
 	/* Counted like every send, so heartbeats can never fill the SQ. */
 	if (rift_con_need_signal(&con->c))
 		wr.send_flags = IB_SEND_SIGNALED;
-	return ib_post_send(con->c.cm_id->qp, &wr, NULL);
+	return ib_post_send(con->c.qp, &wr, NULL);
 }
 
 static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 {
 	struct rift_clt_sess *sess = con->path->sess;
+	/* Pairs with the release in rift_clt_reqs_init(). */
+	struct rift_clt_req *reqs = smp_load_acquire(&sess->reqs);
 	struct rift_clt_req *req;
 
-	if (!sess->reqs || imm->chunk >= sess->queue_depth) {
+	if (!reqs || imm->chunk >= sess->queue_depth) {
 		rift_clt_path_fail(con->path, "response names an unknown chunk");
 		return;
 	}
-	req = &sess->reqs[imm->chunk];
-	if (!READ_ONCE(req->active) || req->con != con) {
+	req = &reqs[imm->chunk];
+	if (atomic_read(&req->state) != RIFT_CLT_REQ_POSTED || req->con != con) {
 		rift_clt_path_fail(con->path, "response to no outstanding request");
 		return;
 	}
-	rift_clt_req_complete(req, -imm->err);
+	rift_clt_req_complete(req, imm->err);
 }
 
 /**
@@ -173,8 +188,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			path->info_err = -EIO;
 			complete(&path->info_done);
 		}
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rift_clt_path_fail(path, ib_wc_status_msg(wc->status));
+		rift_clt_path_fail(path, ib_wc_status_msg(wc->status));
 		return;
 	}
 	if (iu == con->info_rx) {
@@ -192,7 +206,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	/* Any traffic is a sign of life for the heartbeat. */
-	WRITE_ONCE(path->rx_seen, true);
+	atomic_set(&path->rx_seen, 1);
 	switch (imm.type) {
 	case RIFT_IMM_RSP:
 		rift_clt_rsp(con, &imm);
@@ -203,9 +217,11 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			rift_clt_path_fail(path, "cannot answer heartbeat");
 		break;
 	case RIFT_IMM_HB_ACK:
-		if (imm.seq == READ_ONCE(path->hb_seq))
+		if (imm.seq == READ_ONCE(path->hb_seq)) {
 			WRITE_ONCE(path->rtt_us,
 				   ktime_us_delta(ktime_get(), path->hb_sent));
+			WRITE_ONCE(path->hb_outstanding, false);
+		}
 		break;
 	default:
 		rift_clt_path_fail(path, "unexpected message type");
@@ -234,9 +250,9 @@ void rift_clt_fail_inflight(struct rift_clt_con *con)
 	for (i = 0; i < sess->queue_depth; i++) {
 		struct rift_clt_req *req = &sess->reqs[i];
 
-		if (READ_ONCE(req->con) != con || !READ_ONCE(req->active))
+		if (READ_ONCE(req->con) != con)
 			continue;
-		if (!xchg(&req->active, false))
+		if (atomic_xchg(&req->state, RIFT_CLT_REQ_IDLE) == RIFT_CLT_REQ_IDLE)
 			continue;
 		rift_clt_req_end(req, -ECONNRESET);
 	}
@@ -255,28 +271,40 @@ static struct rift_permit *rift_clt_permit(struct rift_clt_sess *sess, u32 id)
  */
 int rift_clt_reqs_init(struct rift_clt_sess *sess)
 {
+	struct rift_clt_req *reqs;
 	u32 i;
 
 	sess->permit_size = ALIGN(sizeof(struct rift_permit) + sess->pdu_size, 8);
 	sess->permits = kcalloc(sess->queue_depth, sess->permit_size, GFP_KERNEL);
 	sess->permit_map = bitmap_zalloc(sess->queue_depth, GFP_KERNEL);
-	sess->reqs = kcalloc(sess->queue_depth, sizeof(*sess->reqs), GFP_KERNEL);
-	if (!sess->permits || !sess->permit_map || !sess->reqs)
+	reqs = kcalloc(sess->queue_depth, sizeof(*reqs), GFP_KERNEL);
+	if (!sess->permits || !sess->permit_map || !reqs)
 		goto err;
 	for (i = 0; i < sess->queue_depth; i++) {
-		struct rift_clt_req *req = &sess->reqs[i];
+		struct rift_clt_req *req = &reqs[i];
 
 		rift_clt_permit(sess, i)->id = i;
 		req->permit_id = i;
 		req->inv_cqe.done = rift_clt_inv_done;
+		atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
 		req->hdr = kzalloc(RIFT_CLT_HDR_BUF, GFP_KERNEL);
 		req->sges = kcalloc(RIFT_IO_MAX_SEGS, sizeof(*req->sges), GFP_KERNEL);
 		req->wrs = kcalloc(RIFT_IO_MAX_SEGS, sizeof(*req->wrs), GFP_KERNEL);
 		if (!req->hdr || !req->sges || !req->wrs)
-			goto err;
+			goto err_reqs;
 	}
+	/* Completions may look at the slots as soon as they are published. */
+	smp_store_release(&sess->reqs, reqs);
 	return 0;
+
+err_reqs:
+	for (i = 0; i < sess->queue_depth; i++) {
+		kfree(reqs[i].hdr);
+		kfree(reqs[i].sges);
+		kfree(reqs[i].wrs);
+	}
 err:
+	kfree(reqs);
 	rift_clt_reqs_free(sess);
 	return -ENOMEM;
 }
@@ -399,7 +427,9 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 	struct rift_imm imm = {};
 	struct scatterlist *s;
 	u32 max_sge = con->c.max_send_sge;
-	u32 off, hdr_gap, n;
+	u32 off, hdr_gap, nr_wr = 1;
+	int n;
+	const struct ib_send_wr *bad = NULL;
 	size_t k, pos;
 	bool inline_hdr;
 	int i;
@@ -412,7 +442,7 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 		pos += usr[k].iov_len;
 	}
 	if (io->dir == RIFT_IO_READ) {
-		req->mr = ib_mr_pool_get(con->c.cm_id->qp, &con->c.cm_id->qp->rdma_mrs);
+		req->mr = ib_mr_pool_get(con->c.qp, &con->c.qp->rdma_mrs);
 		if (!req->mr)
 			return -EAGAIN;
 		n = ib_map_mr_sg(req->mr, req->sg, req->nents, NULL, PAGE_SIZE);
@@ -451,6 +481,7 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 	if (io->dir == RIFT_IO_READ) {
 		*link = &reg_wr.wr;
 		link = &reg_wr.wr.next;
+		nr_wr++;
 	} else {
 		/* Payload at the start of the chunk, max_sge entries per WR. */
 		struct ib_rdma_wr *wr = NULL;
@@ -460,6 +491,7 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 		for_each_sg(req->sg, s, req->nents, i) {
 			if (i % max_sge == 0) {
 				wr = &req->wrs[n++];
+				nr_wr++;
 				memset(wr, 0, sizeof(*wr));
 				wr->wr.opcode = IB_WR_RDMA_WRITE;
 				wr->wr.sg_list = &req->sges[i];
@@ -494,7 +526,7 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 	hdr_wr.wr.wr_cqe = &rift_clt_io_cqe;
 	hdr_wr.remote_addr = chunk->addr + io->usr_off;
 	hdr_wr.rkey = chunk->rkey;
-	if (rift_con_need_signal(&con->c))
+	if (rift_con_signal_n(&con->c, nr_wr))
 		hdr_wr.wr.send_flags = IB_SEND_SIGNALED;
 	if (inline_hdr)
 		hdr_wr.wr.send_flags |= IB_SEND_INLINE;
@@ -504,7 +536,17 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 	*link = &hdr_wr.wr;
 	hdr_wr.wr.next = NULL;
 
-	return ib_post_send(con->c.cm_id->qp, first, NULL);
+	err = ib_post_send(con->c.qp, first, &bad);
+	/*
+	 * Part of the chain may be on the wire already, reading our pages:
+	 * then the request stays in flight and the path's teardown, after
+	 * draining, completes it.
+	 */
+	if (err && bad != first) {
+		rift_clt_path_fail(path, "partial post");
+		return 0;
+	}
+	return err;
 }
 
 /**
@@ -537,11 +579,20 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 	size_t usr_len = 0, k;
 	int err;
 
+	struct scatterlist *s;
+	size_t sg_len = 0;
+	unsigned int i;
+
 	for (k = 0; k < nr_usr; k++)
 		usr_len += usr[k].iov_len;
 	if (usr_len > RIFT_USR_LEN_MAX || data_len > sess->max_io_size ||
 	    sg_cnt > RIFT_IO_MAX_SEGS)
 		return -EMSGSIZE;
+	/* The payload lands at the start of the chunk: it must be exact. */
+	for_each_sg(sg, s, sg_cnt, i)
+		sg_len += s->length;
+	if (sg_len != data_len)
+		return -EINVAL;
 
 	/*
 	 * The RCU read section spans the post: a path's close work waits
@@ -577,14 +628,14 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 	io.usr_len = usr_len;
 	io.data_len = data_len;
 	atomic_inc(&path->inflight);
-	WRITE_ONCE(req->active, true);
+	atomic_set(&req->state, RIFT_CLT_REQ_POSTED);
 	err = rift_clt_post_io(req, usr, nr_usr, &io);
 	if (err) {
-		WRITE_ONCE(req->active, false);
+		atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
 		atomic_dec(&path->inflight);
 		if (req->mr) {
-			ib_mr_pool_put(req->con->c.cm_id->qp,
-				       &req->con->c.cm_id->qp->rdma_mrs, req->mr);
+			ib_mr_pool_put(req->con->c.qp,
+				       &req->con->c.qp->rdma_mrs, req->mr);
 			req->mr = NULL;
 		}
 		rift_clt_req_unmap(req);
@@ -627,11 +678,12 @@ u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess)
 		for (i = 0; i < path->nr_cons; i++) {
 			struct rift_clt_con *con = &path->cons[i];
 
-			if (!con->c.cm_id)
+			if (!READ_ONCE(con->c.cm_id))
 				continue;
-			bytes += (u64)con->nr_rx * RIFT_MSG_BUF_SIZE;
-			if (con->info_rx)
-				bytes += con->info_rx->size;
+			bytes += (u64)READ_ONCE(con->nr_rx) * RIFT_MSG_BUF_SIZE;
+			/* Only the pointer is looked at: it may be freed any time. */
+			if (READ_ONCE(con->info_rx))
+				bytes += RIFT_INFO_MAX_LEN;
 		}
 	}
 	mutex_unlock(&sess->lock);

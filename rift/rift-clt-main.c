@@ -73,11 +73,12 @@ int rift_clt_sess_add_path(struct rift_clt_sess *sess,
 	if (err)
 		goto err_unlock;
 	list_add_tail_rcu(&path->entry, &sess->paths);
+	/* A concurrent remove_path may free it while we wait for the connect. */
+	kobject_get(&path->kobj);
 	mutex_unlock(&sess->lock);
 
-	if (rift_clt_path_connect_sync(path))
-		queue_delayed_work(sess->wq, &path->connect_work,
-				   msecs_to_jiffies(sess->reconnect_delay_ms));
+	rift_clt_path_connect_now(path);
+	kobject_put(&path->kobj);
 	return 0;
 
 err_unlock:
@@ -89,24 +90,49 @@ err_unlock:
 /**
  * rift_clt_sess_remove_path() - take a path out of its session
  * @path: path; safe against concurrent removal and session close
+ * @keep_one: refuse to remove the session's last path
+ *
+ * Return: 0, -EBUSY for the last path with @keep_one, -ENOENT if the path
+ * is already being removed.
  */
-void rift_clt_sess_remove_path(struct rift_clt_path *path)
+int rift_clt_sess_remove_path(struct rift_clt_path *path, bool keep_one)
 {
 	struct rift_clt_sess *sess = path->sess;
-	bool mine = false;
 
 	mutex_lock(&sess->lock);
-	if (!list_empty(&path->entry)) {
-		list_del_rcu(&path->entry);
-		INIT_LIST_HEAD(&path->entry);
-		mine = true;
+	if (list_empty(&path->entry)) {
+		mutex_unlock(&sess->lock);
+		return -ENOENT;
 	}
+	if (keep_one && list_is_singular(&sess->paths)) {
+		mutex_unlock(&sess->lock);
+		return -EBUSY;
+	}
+	list_del_rcu(&path->entry);
+	INIT_LIST_HEAD(&path->entry);
+	/* rift_clt_close() waits for removals it did not do itself. */
+	sess->removing++;
 	mutex_unlock(&sess->lock);
-	if (!mine)
-		return;
+
 	/* No submitter can still be looking at the path after this. */
 	synchronize_rcu();
 	rift_clt_path_destroy(path);
+
+	mutex_lock(&sess->lock);
+	sess->removing--;
+	mutex_unlock(&sess->lock);
+	wake_up_all(&sess->removed_wait);
+	return 0;
+}
+
+static bool rift_clt_sess_no_removals(struct rift_clt_sess *sess)
+{
+	bool none;
+
+	mutex_lock(&sess->lock);
+	none = !sess->removing;
+	mutex_unlock(&sess->lock);
+	return none;
 }
 
 static void rift_clt_sess_remove_all(struct rift_clt_sess *sess)
@@ -122,9 +148,10 @@ static void rift_clt_sess_remove_all(struct rift_clt_sess *sess)
 		mutex_unlock(&sess->lock);
 		if (!path)
 			break;
-		rift_clt_sess_remove_path(path);
+		rift_clt_sess_remove_path(path, false);
 		kobject_put(&path->kobj);
 	}
+	wait_event(sess->removed_wait, rift_clt_sess_no_removals(sess));
 }
 
 static u16 rift_clt_nr_cons(u16 asked)
@@ -154,10 +181,21 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	size_t i;
 	int err;
 
+	struct device *dup;
+
 	if (!args || !args->sessname || !args->paths || !args->nr_paths ||
 	    !rift_proto_name_valid(args->sessname, strlen(args->sessname)) ||
 	    args->queue_depth > RIFT_MAX_QUEUE_DEPTH)
 		return ERR_PTR(-EINVAL);
+	for (i = 0; i < args->nr_paths; i++)
+		if (!args->paths[i].dst)
+			return ERR_PTR(-EINVAL);
+	/* device_add() would WARN on a duplicate name: refuse it first. */
+	dup = class_find_device_by_name(&rift_clt_class, args->sessname);
+	if (dup) {
+		put_device(dup);
+		return ERR_PTR(-EEXIST);
+	}
 
 	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
 	if (!sess)
@@ -176,6 +214,7 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	mutex_init(&sess->lock);
 	INIT_LIST_HEAD(&sess->paths);
 	init_waitqueue_head(&sess->permit_wait);
+	init_waitqueue_head(&sess->removed_wait);
 	sess->wq = system_long_wq;
 
 	device_initialize(&sess->dev);

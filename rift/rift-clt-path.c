@@ -109,13 +109,15 @@ void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 	unsigned long flags;
 	va_list ap;
 
-	spin_lock_irqsave(&path->lock, flags);
+	char msg[sizeof(path->last_error)];
+
 	va_start(ap, fmt);
-	vscnprintf(path->last_error, sizeof(path->last_error), fmt, ap);
+	vscnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	spin_lock_irqsave(&path->lock, flags);
+	strscpy(path->last_error, msg, sizeof(path->last_error));
 	spin_unlock_irqrestore(&path->lock, flags);
-	pr_info_ratelimited("%s/%s: %s\n", path->sess->name, path->name,
-			    path->last_error);
+	pr_info_ratelimited("%s/%s: %s\n", path->sess->name, path->name, msg);
 }
 
 static void rift_clt_con_finish(struct rift_clt_con *con, int err)
@@ -155,14 +157,11 @@ static int rift_clt_con_rx_alloc(struct rift_clt_con *con)
 	return 0;
 }
 
-static void rift_clt_con_rx_free(struct rift_clt_con *con)
+static void rift_clt_con_rx_free(struct rift_clt_con *con,
+				 struct ib_device *ib_dev)
 {
-	struct ib_device *ib_dev;
 	u32 i;
 
-	if (!con->c.cm_id)
-		return;
-	ib_dev = con->c.cm_id->device;
 	if (con->rx) {
 		for (i = 0; i < con->nr_rx; i++)
 			rift_iu_free(ib_dev, con->rx[i]);
@@ -291,6 +290,7 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 						&con->req, &con->rsp);
 		if (!err && con->rsp.status != RIFT_REJ_NONE)
 			err = -ECONNREFUSED;
+		con->established = true;
 		if (err)
 			rift_clt_path_set_error(path, "bad CON_RSP from server: %d", err);
 		rift_clt_con_finish(con, err);
@@ -318,6 +318,7 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 		rift_clt_path_fail(path, rift_cm_event_str(ev->event));
 		if (!completion_done(&con->done))
 			rift_clt_con_finish(con, -ECONNRESET);
+		con->established = false;
 		break;
 	default:
 		break;
@@ -325,29 +326,45 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 	return 0;
 }
 
+/*
+ * Tear down one connection; safe on a connection in any state, including
+ * one whose connect attempt timed out while its CM handler was running.
+ */
 static void rift_clt_con_close(struct rift_clt_con *con)
 {
 	struct rdma_cm_id *cm_id = con->c.cm_id;
+	struct ib_device *ib_dev = cm_id ? cm_id->device : NULL;
+	struct ib_qp *qp;
 
 	if (!cm_id)
 		return;
-	rdma_disconnect(cm_id);
+	if (con->established)
+		rdma_disconnect(cm_id);
 	/*
-	 * Drained, no completion can arrive for what the QP held: fail those
-	 * requests while their MRs and mappings still exist; deregistering
-	 * the MRs then makes any late server write fail on the wire.
+	 * Destroying the id waits for a running handler and stops all
+	 * further events, so what the handler set up is stable from here.
 	 */
-	if (cm_id->qp)
-		ib_drain_qp(cm_id->qp);
-	rift_clt_fail_inflight(con);
-	if (con->mrs_ready) {
-		ib_mr_pool_destroy(cm_id->qp, &cm_id->qp->rdma_mrs);
-		con->mrs_ready = false;
-	}
-	rift_con_destroy_qp(&con->c);
-	rift_clt_con_rx_free(con);
 	rdma_destroy_id(cm_id);
 	con->c.cm_id = NULL;
+	con->established = false;
+	qp = con->c.qp;
+	if (qp) {
+		/*
+		 * Drained, no completion can arrive for what the QP held:
+		 * fail those requests while their MRs and mappings exist;
+		 * deregistering the MRs then makes a late server write fail
+		 * on the wire instead of landing in reused pages.
+		 */
+		ib_drain_qp(qp);
+		rift_clt_fail_inflight(con);
+		if (con->mrs_ready) {
+			ib_mr_pool_destroy(qp, &qp->rdma_mrs);
+			con->mrs_ready = false;
+		}
+	}
+	/* Drains again: catches invalidates posted from softirq meanwhile. */
+	rift_con_destroy_qp(&con->c);
+	rift_clt_con_rx_free(con, ib_dev);
 }
 
 static int rift_clt_con_connect(struct rift_clt_con *con)
@@ -436,9 +453,6 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 		err = len;
 		goto out_free_tx;
 	}
-	init_completion(&path->info_done);
-	init_completion(&path->info_tx_done);
-	path->info_err = 0;
 	err = rift_post_send(&ctl->c, tx, len, NULL, true);
 	if (err)
 		goto out_free_tx;
@@ -495,8 +509,8 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	goto out_free_tx;
 
 out_drain:
-	/* The send may still be in flight; the QP must be flushed first. */
-	rift_clt_path_close_cons(path);
+	/* The send may still be in flight: flush it before freeing @tx. */
+	ib_drain_qp(ctl->c.qp);
 out_free_tx:
 	rift_iu_free(ib_dev, tx);
 	return err;
@@ -520,31 +534,43 @@ static int rift_clt_path_adopt_limits(struct rift_clt_path *path)
 					"server grants %u chunks, session uses %u",
 					path->nr_chunks, sess->queue_depth);
 		err = -EINVAL;
-	} else {
-		sess->max_io_size = min(sess->max_io_size, path->max_io_size);
+	} else if (path->max_io_size < sess->max_io_size) {
+		/* ULPs sized their requests by rift_clt_query() already. */
+		rift_clt_path_set_error(path,
+					"server allows %u-byte IO, session uses %u",
+					path->max_io_size, sess->max_io_size);
+		err = -EINVAL;
 	}
 	mutex_unlock(&sess->lock);
 	return err;
 }
 
-/**
- * rift_clt_path_connect_sync() - establish every connection of a path
- * @path: path in IDLE, ERROR (reconnect) state
+/*
+ * Establish every connection of a path and run the INFO exchange.  Called
+ * with ->conn_mutex held, from the connect work only.
  *
  * Return: 0 when the path is CONNECTED, else a negative errno with the
  * path in ERROR and the reason in last_error.
  */
-int rift_clt_path_connect_sync(struct rift_clt_path *path)
+static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 {
 	struct ib_device *ib_dev;
-	bool reconnect;
+	unsigned long flags;
+	bool reconnect, ok;
 	int i, err;
 
+	lockdep_assert_held(&path->conn_mutex);
 	reconnect = rift_clt_path_get_state(path) == RIFT_CLT_PATH_ERROR;
 	if (!rift_clt_path_set_state(path, reconnect ? RIFT_CLT_PATH_RECONNECTING :
 				     RIFT_CLT_PATH_CONNECTING))
 		return -EINVAL;
+	/* Connections a failed attempt or a failure left behind. */
+	rift_clt_path_close_cons(path);
 	path->reconnect_gen++;
+	WRITE_ONCE(path->setup_failed, false);
+	init_completion(&path->info_done);
+	init_completion(&path->info_tx_done);
+	path->info_err = 0;
 
 	for (i = 0; i < path->nr_cons; i++) {
 		err = rift_clt_con_connect(&path->cons[i]);
@@ -561,19 +587,27 @@ int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	ib_dev = path->cons[0].c.cm_id->device;
 	strscpy(path->hca_name, dev_name(&ib_dev->dev), sizeof(path->hca_name));
 	path->hca_port = path->cons[0].c.cm_id->port_num;
-	if (!rift_clt_path_set_state(path, RIFT_CLT_PATH_CONNECTED)) {
+	path->hb_missed = 0;
+	path->hb_outstanding = false;
+	atomic_set(&path->rx_seen, 1);
+	/*
+	 * A connection that failed after it was established (the failure was
+	 * noted in ->setup_failed) must not let the path go CONNECTED.
+	 */
+	spin_lock_irqsave(&path->lock, flags);
+	ok = !path->setup_failed &&
+	     rift_clt_path_change_state(path, RIFT_CLT_PATH_CONNECTED);
+	if (ok)
+		path->last_error[0] = '\0';
+	spin_unlock_irqrestore(&path->lock, flags);
+	if (!ok) {
 		err = -ECONNABORTED;
 		goto err_close;
 	}
 	if (reconnect)
 		path->reconnects++;
-	path->hb_missed = 0;
-	WRITE_ONCE(path->rx_seen, true);
 	queue_delayed_work(path->sess->wq, &path->hb_work,
 			   msecs_to_jiffies(path->hb_interval_ms));
-	spin_lock_irq(&path->lock);
-	path->last_error[0] = '\0';
-	spin_unlock_irq(&path->lock);
 	return 0;
 
 err_close:
@@ -588,20 +622,40 @@ static void rift_clt_path_connect_work(struct work_struct *work)
 						  struct rift_clt_path,
 						  connect_work);
 	struct rift_clt_sess *sess = path->sess;
-	bool was_down = atomic_read(&sess->connected) == 0;
+	enum rift_clt_path_state state;
+	bool was_down, up;
 
+	mutex_lock(&path->conn_mutex);
+	state = rift_clt_path_get_state(path);
 	if (READ_ONCE(path->removed) || READ_ONCE(sess->closing) ||
-	    rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED)
-		return;
-	if (rift_clt_path_connect_sync(path) == 0) {
-		if (was_down && sess->ops.link_ev)
-			sess->ops.link_ev(sess->ops.priv,
-					  RIFT_CLT_LINK_EV_RECONNECTED);
+	    (state != RIFT_CLT_PATH_IDLE && state != RIFT_CLT_PATH_ERROR)) {
+		mutex_unlock(&path->conn_mutex);
 		return;
 	}
-	if (!READ_ONCE(path->removed) && !READ_ONCE(sess->closing))
+	was_down = atomic_read(&sess->connected) == 0;
+	up = rift_clt_path_connect_sync(path) == 0;
+	/* Under the mutex: path destroy cancels this work after taking it. */
+	if (!up && !READ_ONCE(path->removed) && !READ_ONCE(sess->closing))
 		queue_delayed_work(sess->wq, &path->connect_work,
 				   msecs_to_jiffies(sess->reconnect_delay_ms));
+	mutex_unlock(&path->conn_mutex);
+	if (up && was_down && sess->ops.link_ev)
+		sess->ops.link_ev(sess->ops.priv, RIFT_CLT_LINK_EV_RECONNECTED);
+}
+
+/**
+ * rift_clt_path_connect_now() - run a connect attempt and wait for it
+ * @path: path in IDLE or ERROR state; the caller holds a reference
+ *
+ * Return: 0 if the path is connected afterwards, -ENOTCONN otherwise (the
+ * reason is in last_error and a retry is scheduled).
+ */
+int rift_clt_path_connect_now(struct rift_clt_path *path)
+{
+	mod_delayed_work(path->sess->wq, &path->connect_work, 0);
+	flush_delayed_work(&path->connect_work);
+	return rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED ?
+		0 : -ENOTCONN;
 }
 
 /*
@@ -618,7 +672,7 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 
 	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
 		return;
-	if (xchg(&path->rx_seen, false)) {
+	if (atomic_xchg(&path->rx_seen, 0)) {
 		path->hb_missed = 0;
 	} else if (++path->hb_missed > path->hb_missed_max) {
 		char why[64];
@@ -628,7 +682,9 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 		rift_clt_path_fail(path, why);
 		return;
 	}
-	if (path->hb_missed) {
+	/* One heartbeat outstanding at most, or the peer's RQ could fill. */
+	if (path->hb_missed && !READ_ONCE(path->hb_outstanding)) {
+		WRITE_ONCE(path->hb_outstanding, true);
 		imm.seq = ++path->hb_seq;
 		path->hb_sent = ktime_get();
 		rcu_read_lock();
@@ -650,7 +706,11 @@ static void rift_clt_path_close_work(struct work_struct *work)
 	cancel_delayed_work_sync(&path->hb_work);
 	/* Submitters that saw the path connected have finished posting. */
 	synchronize_rcu();
-	rift_clt_path_close_cons(path);
+	mutex_lock(&path->conn_mutex);
+	/* A connect attempt may have taken over (and closed them) already. */
+	if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_ERROR)
+		rift_clt_path_close_cons(path);
+	mutex_unlock(&path->conn_mutex);
 	if (atomic_read(&sess->connected) == 0 && sess->ops.link_ev &&
 	    !READ_ONCE(sess->closing))
 		sess->ops.link_ev(sess->ops.priv, RIFT_CLT_LINK_EV_DISCONNECTED);
@@ -677,6 +737,9 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
 	 * sees failures itself; only a connected path is handed to close work.
 	 */
 	spin_lock_irqsave(&path->lock, flags);
+	if (path->state == RIFT_CLT_PATH_CONNECTING ||
+	    path->state == RIFT_CLT_PATH_RECONNECTING)
+		path->setup_failed = true;
 	failed = path->state == RIFT_CLT_PATH_CONNECTED &&
 		 rift_clt_path_change_state(path, RIFT_CLT_PATH_ERROR);
 	if (failed)
@@ -704,11 +767,14 @@ void rift_clt_path_disconnect(struct rift_clt_path *path)
  */
 void rift_clt_path_reconnect(struct rift_clt_path *path)
 {
-	if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED) {
+	if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED)
 		rift_clt_path_fail(path, "reconnect requested by user");
-		flush_work(&path->close_work);
-	}
-	mod_delayed_work(path->sess->wq, &path->connect_work, 0);
+	/* The close work requeues the connect; only make it immediate. */
+	flush_work(&path->close_work);
+	mutex_lock(&path->conn_mutex);
+	if (!READ_ONCE(path->removed))
+		mod_delayed_work(path->sess->wq, &path->connect_work, 0);
+	mutex_unlock(&path->conn_mutex);
 }
 
 static void rift_clt_path_release(struct kobject *kobj)
@@ -761,6 +827,8 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	INIT_DELAYED_WORK(&path->connect_work, rift_clt_path_connect_work);
 	INIT_WORK(&path->close_work, rift_clt_path_close_work);
 	INIT_DELAYED_WORK(&path->hb_work, rift_clt_path_hb_work);
+	mutex_init(&path->conn_mutex);
+	atomic_set(&path->rx_seen, 0);
 	atomic_set(&path->inflight, 0);
 	if (src->ss_family != AF_UNSPEC)
 		snprintf(path->name, sizeof(path->name), "%pISc@%pISpc", src, dst);
@@ -784,23 +852,27 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 
 /**
  * rift_clt_path_destroy() - stop, tear down and free a path
- * @path: path, already unlinked from its session's list
+ * @path: path, already unlinked from its session's list (and RCU-synced)
  *
- * Safe on a path in any state; waits for its work items.
+ * Safe on a path in any state.  Order matters: CLOSING first (failures
+ * and user writes stop acting), then sysfs (no writer can queue work),
+ * then the work items, then the connections under ->conn_mutex.
  */
 void rift_clt_path_destroy(struct rift_clt_path *path)
 {
 	unsigned long flags;
 
-	WRITE_ONCE(path->removed, true);
-	cancel_delayed_work_sync(&path->connect_work);
-	flush_work(&path->close_work);
-	cancel_delayed_work_sync(&path->hb_work);
 	spin_lock_irqsave(&path->lock, flags);
+	WRITE_ONCE(path->removed, true);
 	rift_clt_path_change_state(path, RIFT_CLT_PATH_CLOSING);
 	spin_unlock_irqrestore(&path->lock, flags);
-	rift_clt_path_close_cons(path);
-	rift_clt_path_set_state(path, RIFT_CLT_PATH_CLOSED);
 	rift_clt_path_sysfs_del(path);
+	cancel_delayed_work_sync(&path->connect_work);
+	cancel_work_sync(&path->close_work);
+	cancel_delayed_work_sync(&path->hb_work);
+	mutex_lock(&path->conn_mutex);
+	rift_clt_path_close_cons(path);
+	mutex_unlock(&path->conn_mutex);
+	rift_clt_path_set_state(path, RIFT_CLT_PATH_CLOSED);
 	kobject_put(&path->kobj);
 }

@@ -242,19 +242,10 @@ static ssize_t remove_path_store(struct kobject *kobj, struct kobj_attribute *at
 				 const char *buf, size_t count)
 {
 	struct rift_clt_path *path = to_path(kobj);
-	struct rift_clt_sess *sess = path->sess;
-	struct rift_clt_path *p;
-	int others = 0;
+	int err = 0;
 
 	if (!rift_clt_sysfs_yes(buf))
 		return -EINVAL;
-	mutex_lock(&sess->lock);
-	list_for_each_entry(p, &sess->paths, entry)
-		others += p != path;
-	mutex_unlock(&sess->lock);
-	/* The session's ULP expects a session with at least one path. */
-	if (!others)
-		return -EBUSY;
 	/*
 	 * Removing the path removes this very file, and removal waits for
 	 * every writer of it: detach ourselves from that wait first, and
@@ -262,10 +253,17 @@ static ssize_t remove_path_store(struct kobject *kobj, struct kobj_attribute *at
 	 * exactly this write freeing the object it ran on).
 	 */
 	kobject_get(&path->kobj);
-	if (sysfs_remove_file_self(kobj, &attr->attr))
-		rift_clt_sess_remove_path(path);
+	if (!list_is_singular(&path->sess->paths) &&
+	    sysfs_remove_file_self(kobj, &attr->attr)) {
+		err = rift_clt_sess_remove_path(path, true);
+		/* Lost the race for the last path: the file must come back. */
+		if (err == -EBUSY && sysfs_create_file(kobj, &attr->attr))
+			pr_warn("%s: cannot restore remove_path\n", path->name);
+	} else {
+		err = -EBUSY;
+	}
 	kobject_put(&path->kobj);
-	return count;
+	return err ? err : count;
 }
 
 static struct kobj_attribute rift_clt_path_remove_attr = __ATTR_WO(remove_path);

@@ -51,6 +51,7 @@ struct rift_clt_path;
  * @nr_rx: number of @rx
  * @info_rx: INFO_RSP buffer (connection 0 only)
  * @mrs_ready: the QP's fast-registration MR pool is set up
+ * @established: rdma_cm reported ESTABLISHED and no disconnect since
  */
 struct rift_clt_con {
 	struct rift_con		c;
@@ -64,6 +65,7 @@ struct rift_clt_con {
 	u32			nr_rx;
 	struct rift_iu		*info_rx;
 	bool			mrs_ready;
+	bool			established;
 };
 
 /**
@@ -121,7 +123,10 @@ struct rift_clt_stats {
  * @hb_interval_ms: heartbeat interval the server fixed in INFO_RSP
  * @hb_missed_max: ticks without traffic before the path is failed
  * @hb_missed: ticks without traffic so far
- * @rx_seen: something arrived since the last tick
+ * @rx_seen: something arrived since the last tick (0 or 1)
+ * @hb_outstanding: a heartbeat was sent and not yet answered
+ * @conn_mutex: serialises connecting and tearing down the connections
+ * @setup_failed: a connection failed while the path was (re)connecting
  * @hb_seq: sequence number of the last heartbeat sent
  * @hb_sent: when it was sent
  * @rtt_us: round trip of the last answered heartbeat
@@ -161,10 +166,26 @@ struct rift_clt_path {
 	u32				hb_interval_ms;
 	u32				hb_missed_max;
 	u32				hb_missed;
-	bool				rx_seen;
+	atomic_t			rx_seen;
+	bool				hb_outstanding;
+	struct mutex			conn_mutex;	/* cons[] setup/teardown */
+	bool				setup_failed;
 	u16				hb_seq;
 	ktime_t				hb_sent;
 	u32				rtt_us;
+};
+
+/**
+ * enum rift_clt_req_state - lifecycle of a request slot
+ * @RIFT_CLT_REQ_IDLE: not in flight
+ * @RIFT_CLT_REQ_POSTED: posted, waiting for the server's response
+ * @RIFT_CLT_REQ_INVALIDATING: response arrived, the read's MR is being
+ *	invalidated before the pages go back to the ULP
+ */
+enum rift_clt_req_state {
+	RIFT_CLT_REQ_IDLE,
+	RIFT_CLT_REQ_POSTED,
+	RIFT_CLT_REQ_INVALIDATING,
 };
 
 /**
@@ -186,7 +207,8 @@ struct rift_clt_path {
  * @mr: fast-registration MR of a read's destination
  * @inv_cqe: completion of the MR's local invalidation
  * @result: errno the server answered with
- * @active: between submission and completion
+ * @state: enum rift_clt_req_state; every completion path claims the
+ *	request with a cmpxchg, so it completes exactly once
  */
 struct rift_clt_req {
 	u32				permit_id;
@@ -206,7 +228,7 @@ struct rift_clt_req {
 	struct ib_mr			*mr;
 	struct ib_cqe			inv_cqe;
 	int				result;
-	bool				active;
+	atomic_t			state;
 };
 
 /**
@@ -244,6 +266,8 @@ struct rift_permit {
  * @rr_next: round-robin cursor
  * @connected: paths that are CONNECTED
  * @closing: rift_clt_close() started
+ * @removing: paths being removed through sysfs right now
+ * @removed_wait: rift_clt_close() waits here for those removals
  * @reconnect_delay_ms: wait before reconnecting a failed path
  * @wq: runs connect and close work
  */
@@ -269,6 +293,8 @@ struct rift_clt_sess {
 	atomic_t			rr_next;
 	atomic_t			connected;
 	bool				closing;
+	int				removing;
+	wait_queue_head_t		removed_wait;
 	u32				reconnect_delay_ms;
 	struct workqueue_struct		*wq;
 };
@@ -280,7 +306,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 					   const struct sockaddr_storage *src,
 					   const struct sockaddr_storage *dst);
 void rift_clt_path_destroy(struct rift_clt_path *path);
-int rift_clt_path_connect_sync(struct rift_clt_path *path);
+int rift_clt_path_connect_now(struct rift_clt_path *path);
 void rift_clt_path_fail(struct rift_clt_path *path, const char *why);
 void rift_clt_path_reconnect(struct rift_clt_path *path);
 void rift_clt_path_disconnect(struct rift_clt_path *path);
@@ -306,7 +332,7 @@ int rift_clt_parse_addr(const char *s, size_t len,
 int rift_clt_sess_add_path(struct rift_clt_sess *sess,
 			   const struct sockaddr_storage *src,
 			   const struct sockaddr_storage *dst);
-void rift_clt_sess_remove_path(struct rift_clt_path *path);
+int rift_clt_sess_remove_path(struct rift_clt_path *path, bool keep_one);
 struct rift_clt_path *rift_clt_pick_path(struct rift_clt_sess *sess);
 
 #endif /* _RIFT_CLT_H */

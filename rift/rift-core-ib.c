@@ -152,7 +152,8 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 	if (!con->dev)
 		return -ENOMEM;
 
-	con->cq_size = max_send_wr + max_recv_wr;
+	/* One more WR each way and two CQEs for ib_drain_qp()'s markers. */
+	con->cq_size = max_send_wr + max_recv_wr + 2;
 	con->cq = ib_cq_pool_get(ib_dev, con->cq_size, comp_vector,
 				 IB_POLL_SOFTIRQ);
 	if (IS_ERR(con->cq)) {
@@ -165,8 +166,8 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 	init.qp_context = con;
 	init.send_cq = con->cq;
 	init.recv_cq = con->cq;
-	init.cap.max_send_wr = max_send_wr;
-	init.cap.max_recv_wr = max_recv_wr;
+	init.cap.max_send_wr = max_send_wr + 1;
+	init.cap.max_recv_wr = max_recv_wr + 1;
 	init.cap.max_send_sge = min_t(u32, ib_dev->attrs.max_send_sge, 16);
 	init.cap.max_recv_sge = 1;
 	init.cap.max_inline_data = RIFT_MAX_INLINE;
@@ -181,11 +182,17 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 		goto err_put_cq;
 
 	con->cm_id = cm_id;
+	con->qp = cm_id->qp;
 	con->max_send_wr = max_send_wr;
 	con->max_recv_wr = max_recv_wr;
 	con->max_send_sge = init.cap.max_send_sge;
 	con->max_inline = init.cap.max_inline_data;
-	con->signal_every = max(1U, max_send_wr / 2);
+	/*
+	 * Up to signal_every completed-but-unretired WRs plus what is in
+	 * flight must fit: callers size the SQ at twice what can be in
+	 * flight, and a quarter keeps a margin for chains.
+	 */
+	con->signal_every = max(1U, max_send_wr / 4);
 	atomic_set(&con->unsignalled, 0);
 	return 0;
 
@@ -201,16 +208,21 @@ EXPORT_SYMBOL_GPL(rift_con_create_qp);
 
 /**
  * rift_con_destroy_qp() - drain and destroy a connection's QP
- * @con: connection; safe to call twice and on a connection without a QP
+ * @con: connection; safe to call twice and on a connection without a QP.
+ *	->cm_id may already be destroyed (set to NULL) by then.
  *
  * Draining first guarantees that every posted work request has completed
  * or flushed, so no completion handler can run on memory freed next.
  */
 void rift_con_destroy_qp(struct rift_con *con)
 {
-	if (con->cm_id && con->cm_id->qp) {
-		ib_drain_qp(con->cm_id->qp);
-		rdma_destroy_qp(con->cm_id);
+	if (con->qp) {
+		ib_drain_qp(con->qp);
+		if (con->cm_id && con->cm_id->qp == con->qp)
+			rdma_destroy_qp(con->cm_id);
+		else
+			ib_destroy_qp(con->qp);
+		con->qp = NULL;
 	}
 	if (con->cq) {
 		ib_cq_pool_put(con->cq, con->cq_size);
@@ -231,9 +243,28 @@ EXPORT_SYMBOL_GPL(rift_con_destroy_qp);
  */
 bool rift_con_need_signal(struct rift_con *con)
 {
-	return atomic_inc_return(&con->unsignalled) % con->signal_every == 0;
+	return rift_con_signal_n(con, 1);
 }
 EXPORT_SYMBOL_GPL(rift_con_need_signal);
+
+/**
+ * rift_con_signal_n() - whether a chain of WRs must end signalled
+ * @con: connection
+ * @nr_wr: work requests in the chain about to be posted
+ *
+ * Counts WRs, not posts: the chain's last WR is signalled whenever the
+ * chain crosses a multiple of ->signal_every, so at most that many WRs
+ * are ever posted without a signalled one among them.
+ *
+ * Return: true if the chain's last WR must be signalled.
+ */
+bool rift_con_signal_n(struct rift_con *con, u32 nr_wr)
+{
+	u32 old = atomic_fetch_add(nr_wr, &con->unsignalled);
+
+	return old / con->signal_every != (old + nr_wr) / con->signal_every;
+}
+EXPORT_SYMBOL_GPL(rift_con_signal_n);
 
 /**
  * rift_post_recv() - post a receive into a message buffer
@@ -255,7 +286,7 @@ int rift_post_recv(struct rift_con *con, struct rift_iu *iu)
 		.num_sge = 1,
 	};
 
-	return ib_post_recv(con->cm_id->qp, &wr, NULL);
+	return ib_post_recv(con->qp, &wr, NULL);
 }
 EXPORT_SYMBOL_GPL(rift_post_recv);
 
@@ -290,11 +321,11 @@ int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,
 	if (signal || rift_con_need_signal(con))
 		wr.send_flags = IB_SEND_SIGNALED;
 	if (!head)
-		return ib_post_send(con->cm_id->qp, &wr, NULL);
+		return ib_post_send(con->qp, &wr, NULL);
 	for (tail = head; tail->next; tail = tail->next)
 		;
 	tail->next = &wr;
-	return ib_post_send(con->cm_id->qp, head, NULL);
+	return ib_post_send(con->qp, head, NULL);
 }
 EXPORT_SYMBOL_GPL(rift_post_send);
 

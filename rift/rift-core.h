@@ -72,7 +72,8 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
 
 /**
  * struct rift_con - one RC connection: rdma_cm id, QP and its completion queue
- * @cm_id: rdma_cm identifier (owns the QP)
+ * @cm_id: rdma_cm identifier the QP was created on
+ * @qp: the QP; kept here too so it can be destroyed after @cm_id
  * @dev: device and PD the QP lives on
  * @cq: from the device's shared CQ pool
  * @cq_size: CQEs taken from the pool, returned with @cq
@@ -90,6 +91,7 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
  */
 struct rift_con {
 	struct rdma_cm_id	*cm_id;
+	struct ib_qp		*qp;
 	struct rift_dev		*dev;
 	struct ib_cq		*cq;
 	u32			cq_size;
@@ -105,6 +107,7 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 		       u32 max_send_wr, u32 max_recv_wr, int comp_vector);
 void rift_con_destroy_qp(struct rift_con *con);
 bool rift_con_need_signal(struct rift_con *con);
+bool rift_con_signal_n(struct rift_con *con, u32 nr_wr);
 
 int rift_post_recv(struct rift_con *con, struct rift_iu *iu);
 int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rift RDMA transport: server side, module entry.
+ * Rift RDMA transport: server side, module entry, parameters and the
+ * context API (rift_srv_open/close and session accessors).
  *
  * The class gives every object this module creates a stable home under
  * /sys/class/rift-server/, which is where users configure it.
@@ -10,18 +11,247 @@
 
 #include <linux/module.h>
 #include <linux/device.h>
+#include <linux/slab.h>
+#include <linux/in6.h>
+#include <linux/sizes.h>
 
-static struct class rift_srv_class = {
+#include "rift-srv.h"
+
+struct class rift_srv_class = {
 	.name = "rift-server",
 };
+
+struct workqueue_struct *rift_srv_wq;
+
+/*
+ * Parameters are read once when a session is created, so changing them
+ * affects new sessions only; the setters refuse values the protocol does
+ * not allow instead of letting a session fail later.
+ */
+static unsigned int max_queue_depth = 128;
+static unsigned int chunk_size = ALIGN(SZ_128K + RIFT_CHUNK_HEADROOM,
+				       RIFT_CHUNK_SIZE_ALIGN);
+static unsigned int hb_interval_ms = RIFT_HB_INTERVAL_DEFAULT_MS;
+
+static int rift_srv_set_max_queue_depth(const char *val,
+					const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, RIFT_MAX_QUEUE_DEPTH);
+}
+
+static const struct kernel_param_ops rift_srv_max_queue_depth_ops = {
+	.set = rift_srv_set_max_queue_depth,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_queue_depth, &rift_srv_max_queue_depth_ops,
+		&max_queue_depth, 0644);
+MODULE_PARM_DESC(max_queue_depth,
+		 "Most chunks (requests in flight) a new session gets, 1..4096 (default 128)");
+
+static int rift_srv_set_chunk_size(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int err;
+
+	err = kstrtouint(val, 0, &v);
+	if (err)
+		return err;
+	if (v < RIFT_CHUNK_SIZE_MIN || v > RIFT_CHUNK_SIZE_MAX ||
+	    v % RIFT_CHUNK_SIZE_ALIGN)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops rift_srv_chunk_size_ops = {
+	.set = rift_srv_set_chunk_size,
+	.get = param_get_uint,
+};
+
+module_param_cb(chunk_size, &rift_srv_chunk_size_ops, &chunk_size, 0644);
+MODULE_PARM_DESC(chunk_size,
+		 "Bytes per chunk of a new session, a multiple of 4096 in 4096..4194304; max_io_size is chunk_size - 1024 (default 135168)");
+
+static int rift_srv_set_hb_interval(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, RIFT_HB_INTERVAL_MIN_MS,
+				     RIFT_HB_INTERVAL_MAX_MS);
+}
+
+static const struct kernel_param_ops rift_srv_hb_interval_ops = {
+	.set = rift_srv_set_hb_interval,
+	.get = param_get_uint,
+};
+
+module_param_cb(hb_interval_ms, &rift_srv_hb_interval_ops, &hb_interval_ms, 0644);
+MODULE_PARM_DESC(hb_interval_ms,
+		 "Heartbeat interval announced to new paths, 100..60000 ms (default 1000)");
+
+u32 rift_srv_param_max_queue_depth(void)
+{
+	return READ_ONCE(max_queue_depth);
+}
+
+u32 rift_srv_param_chunk_size(void)
+{
+	return READ_ONCE(chunk_size);
+}
+
+u32 rift_srv_param_hb_interval_ms(void)
+{
+	return READ_ONCE(hb_interval_ms);
+}
+
+/**
+ * rift_srv_open() - start serving a ULP on a port
+ * @ops: callbacks; @ops->rdma_ev is required, @ops->link_ev optional.  They
+ *	must stay valid until rift_srv_close() returns.
+ * @priv: passed to link_ev, and to rdma_ev until the ULP sets a session's
+ *	own data with rift_srv_set_sess_priv()
+ * @port: rdma_cm port; 0 for %RIFT_DEFAULT_PORT
+ *
+ * Listens on every address, IPv4 and IPv6, of every RDMA device.  Several
+ * contexts may coexist on different ports.
+ *
+ * Return: the context, or an ERR_PTR (-EADDRINUSE if the port is taken).
+ */
+struct rift_srv_ctx *rift_srv_open(const struct rift_srv_ops *ops, void *priv,
+				   u16 port)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = in6addr_any,
+	};
+	struct rift_srv_ctx *ctx;
+	struct rdma_cm_id *id;
+	int err;
+
+	if (!ops || !ops->rdma_ev)
+		return ERR_PTR(-EINVAL);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return ERR_PTR(-ENOMEM);
+	ctx->tag.kind = RIFT_SRV_CM_LISTENER;
+	ctx->ops = ops;
+	ctx->priv = priv;
+	ctx->port = port ? port : RIFT_DEFAULT_PORT;
+	mutex_init(&ctx->lock);
+	INIT_LIST_HEAD(&ctx->sessions);
+	atomic_set(&ctx->nr_sess, 0);
+	init_waitqueue_head(&ctx->wait);
+
+	id = rdma_create_id(&init_net, rift_srv_cm_handler, &ctx->tag,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		err = PTR_ERR(id);
+		goto err_free;
+	}
+	/* One wildcard IPv6 listener that also takes IPv4 clients. */
+	err = rdma_set_afonly(id, 0);
+	if (err)
+		goto err_destroy;
+	sin6.sin6_port = htons(ctx->port);
+	err = rdma_bind_addr(id, (struct sockaddr *)&sin6);
+	if (err)
+		goto err_destroy;
+	err = rdma_listen(id, 64);
+	if (err)
+		goto err_destroy;
+	ctx->listen_id = id;
+	pr_info("listening on port %u\n", ctx->port);
+	return ctx;
+
+err_destroy:
+	rdma_destroy_id(id);
+err_free:
+	pr_err("cannot listen on port %u: %d\n", ctx->port, err);
+	kfree(ctx);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_GPL(rift_srv_open);
+
+/**
+ * rift_srv_close() - stop serving and tear down every session
+ * @ctx: context from rift_srv_open()
+ *
+ * Refuses new connections, closes every path and waits until every
+ * session is gone.  A session is gone only once the ULP answered all of
+ * its requests, so the ULP must keep answering (from another context)
+ * while this runs; link_ev(DISCONNECTED) is delivered for each session
+ * that had been reported connected.  Must not be called from a link_ev
+ * callback.  May sleep.
+ */
+void rift_srv_close(struct rift_srv_ctx *ctx)
+{
+	struct rift_srv_sess *sess;
+
+	mutex_lock(&ctx->lock);
+	ctx->closing = true;
+	mutex_unlock(&ctx->lock);
+
+	/* Waits for a CONNECT_REQUEST in progress; none can start after. */
+	rdma_destroy_id(ctx->listen_id);
+
+	mutex_lock(&ctx->lock);
+	list_for_each_entry(sess, &ctx->sessions, entry)
+		rift_srv_sess_close(sess, NULL, "server closing");
+	mutex_unlock(&ctx->lock);
+
+	wait_event(ctx->wait, atomic_read(&ctx->nr_sess) == 0);
+	/* The release work that woke us may still be on its way out. */
+	flush_workqueue(rift_srv_wq);
+	pr_info("stopped listening on port %u\n", ctx->port);
+	kfree(ctx);
+}
+EXPORT_SYMBOL_GPL(rift_srv_close);
+
+/**
+ * rift_srv_set_sess_priv() - set the data rdma_ev gets for a session
+ * @sess: session, as passed to link_ev
+ * @priv: data; the context's data until this is called
+ *
+ * Typically called from link_ev(CONNECTED), before any request of the
+ * session can arrive.
+ */
+void rift_srv_set_sess_priv(struct rift_srv_sess *sess, void *priv)
+{
+	WRITE_ONCE(sess->priv, priv);
+}
+EXPORT_SYMBOL_GPL(rift_srv_set_sess_priv);
+
+/**
+ * rift_srv_get_sess_name() - the name the client gave a session
+ * @sess: session, as passed to link_ev
+ * @buf: destination
+ * @len: bytes at @buf
+ *
+ * The name is fixed before link_ev(CONNECTED) and never changes, so this
+ * takes no lock and may be called from any context.
+ *
+ * Return: the name's length, -ENODATA if the session has no name yet, or
+ * -E2BIG if @buf is too small (then it holds a truncated name).
+ */
+int rift_srv_get_sess_name(struct rift_srv_sess *sess, char *buf, size_t len)
+{
+	/* Pairs with the release in rift_srv_sess_set_name(). */
+	if (!smp_load_acquire(&sess->named))
+		return -ENODATA;
+	return strscpy(buf, sess->name, len);
+}
+EXPORT_SYMBOL_GPL(rift_srv_get_sess_name);
 
 static int __init rift_srv_init(void)
 {
 	int err;
 
+	rift_srv_wq = alloc_ordered_workqueue("rift_srv", WQ_MEM_RECLAIM);
+	if (!rift_srv_wq)
+		return -ENOMEM;
 	err = class_register(&rift_srv_class);
 	if (err) {
 		pr_err("cannot register class: %d\n", err);
+		destroy_workqueue(rift_srv_wq);
 		return err;
 	}
 	return 0;
@@ -30,6 +260,7 @@ static int __init rift_srv_init(void)
 static void __exit rift_srv_exit(void)
 {
 	class_unregister(&rift_srv_class);
+	destroy_workqueue(rift_srv_wq);
 }
 
 module_init(rift_srv_init);

@@ -118,7 +118,7 @@ rift_wait_until()
 }
 
 # Modules in load order; unload goes the other way.
-RIFT_MODULES=(rift/rift-core rift/rift-client rift/rift-server
+RIFT_MODULES=(rift/rift-core rift/rift-client rift/rift-server rift/rift-test
 	      riftblk/riftblk-client riftblk/riftblk-server)
 
 rift_modname()
@@ -229,4 +229,43 @@ rift_sync_post()
 rift_sync_wait()
 {
 	rift_wait_until "$2" test -e "$RIFT_OUT/sync/$1"
+}
+
+# Transport helpers over the test ULP (rift-test.ko).
+RIFT_TEST_DBG=/sys/kernel/debug/rift-test
+RIFT_CLT_SYSFS=/sys/class/rift-client
+
+# rift_transport_up: the modules with the test ULP serving its RAM store.
+rift_transport_up()
+{
+	rift_insmod rift/rift-core || return 1
+	rift_insmod rift/rift-client || return 1
+	rift_insmod rift/rift-server || return 1
+	rift_insmod rift/rift-test server=1 "$@" || return 1
+	defer rift_unload_all
+}
+
+# rift_path_state SESS PATHDIR: state of one client path.
+rift_path_state()
+{
+	cat "$RIFT_CLT_SYSFS/$1/paths/$2/state" 2>/dev/null
+}
+
+# rift_all_paths_in SESS STATE: every path of SESS is in STATE.
+rift_all_paths_in()
+{
+	local p n=0
+	for p in "$RIFT_CLT_SYSFS/$1"/paths/*/; do
+		[ "$(cat "$p/state")" = "$2" ] || return 1
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ]
+}
+
+# rift_test_io SESS OP OFFSET LEN SEED [COUNT [DEPTH]]
+rift_test_io()
+{
+	local s=$1
+	shift
+	echo "$*" > "$RIFT_TEST_DBG/$s/io"
 }

@@ -1,0 +1,935 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift server: sessions, paths and connections.  The listener's rdma_cm
+ * events (CON_REQ validation, accept or reject), the state machines and
+ * teardown.  The INFO exchange that completes a path is in rift-srv-info.c.
+ *
+ * Nothing is torn down from a CQ callback or an rdma_cm handler: those
+ * only move a path to CLOSING and queue its close work.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+
+#include "rift-srv.h"
+
+/* ------------------------------------------------------------------ */
+/* State machines                                                      */
+/* ------------------------------------------------------------------ */
+
+static const char * const rift_srv_sess_state_names[] = {
+	[RIFT_SRV_SESS_CONNECTING]	= "connecting",
+	[RIFT_SRV_SESS_CONNECTED]	= "connected",
+	[RIFT_SRV_SESS_CLOSING]		= "closing",
+	[RIFT_SRV_SESS_CLOSED]		= "closed",
+};
+
+static_assert(ARRAY_SIZE(rift_srv_sess_state_names) == RIFT_SRV_SESS_STATE_NR);
+
+static const char * const rift_srv_path_state_names[] = {
+	[RIFT_SRV_PATH_CONNECTING]	= "connecting",
+	[RIFT_SRV_PATH_CONNECTED]	= "connected",
+	[RIFT_SRV_PATH_CLOSING]		= "closing",
+	[RIFT_SRV_PATH_CLOSED]		= "closed",
+};
+
+static_assert(ARRAY_SIZE(rift_srv_path_state_names) == RIFT_SRV_PATH_STATE_NR);
+
+static const char * const rift_srv_con_state_names[] = {
+	[RIFT_SRV_CON_IDLE]		= "idle",
+	[RIFT_SRV_CON_CONNECTING]	= "connecting",
+	[RIFT_SRV_CON_CONNECTED]	= "connected",
+	[RIFT_SRV_CON_CLOSING]		= "closing",
+	[RIFT_SRV_CON_CLOSED]		= "closed",
+};
+
+static_assert(ARRAY_SIZE(rift_srv_con_state_names) == RIFT_SRV_CON_STATE_NR);
+
+/* Allowed transitions: from the state (index) to any state in the mask. */
+#define SS(x) BIT(RIFT_SRV_SESS_##x)
+static const u32 rift_srv_sess_next[RIFT_SRV_SESS_STATE_NR] = {
+	[RIFT_SRV_SESS_CONNECTING]	= SS(CONNECTED) | SS(CLOSING),
+	[RIFT_SRV_SESS_CONNECTED]	= SS(CLOSING),
+	[RIFT_SRV_SESS_CLOSING]		= SS(CLOSED),
+	[RIFT_SRV_SESS_CLOSED]		= 0,
+};
+
+#undef SS
+
+#define PS(x) BIT(RIFT_SRV_PATH_##x)
+static const u32 rift_srv_path_next[RIFT_SRV_PATH_STATE_NR] = {
+	[RIFT_SRV_PATH_CONNECTING]	= PS(CONNECTED) | PS(CLOSING),
+	[RIFT_SRV_PATH_CONNECTED]	= PS(CLOSING),
+	[RIFT_SRV_PATH_CLOSING]		= PS(CLOSED),
+	[RIFT_SRV_PATH_CLOSED]		= 0,
+};
+
+#undef PS
+
+#define CS(x) BIT(RIFT_SRV_CON_##x)
+static const u32 rift_srv_con_next[RIFT_SRV_CON_STATE_NR] = {
+	[RIFT_SRV_CON_IDLE]		= CS(CONNECTING) | CS(CLOSED),
+	[RIFT_SRV_CON_CONNECTING]	= CS(CONNECTED) | CS(CLOSING),
+	[RIFT_SRV_CON_CONNECTED]	= CS(CLOSING),
+	[RIFT_SRV_CON_CLOSING]		= CS(CLOSED),
+	[RIFT_SRV_CON_CLOSED]		= 0,
+};
+
+#undef CS
+
+const char *rift_srv_sess_state_str(enum rift_srv_sess_state s)
+{
+	return s < RIFT_SRV_SESS_STATE_NR ? rift_srv_sess_state_names[s] : "invalid";
+}
+
+const char *rift_srv_path_state_str(enum rift_srv_path_state s)
+{
+	return s < RIFT_SRV_PATH_STATE_NR ? rift_srv_path_state_names[s] : "invalid";
+}
+
+const char *rift_srv_con_state_str(enum rift_srv_con_state s)
+{
+	return s < RIFT_SRV_CON_STATE_NR ? rift_srv_con_state_names[s] : "invalid";
+}
+
+const char *rift_srv_sess_label(struct rift_srv_sess *sess)
+{
+	/* Pairs with the release in rift_srv_sess_set_name(). */
+	return smp_load_acquire(&sess->label);
+}
+
+/*
+ * The only places the states change.  A refused transition returns false,
+ * which is how concurrent failure reports lose the race to the first one.
+ */
+bool rift_srv_sess_change_state(struct rift_srv_sess *sess,
+				enum rift_srv_sess_state new)
+{
+	enum rift_srv_sess_state old = sess->state;
+
+	lockdep_assert_held(&sess->lock);
+	if (!(rift_srv_sess_next[old] & BIT(new)))
+		return false;
+	WRITE_ONCE(sess->state, new);
+	pr_debug("session %s: %s -> %s\n", rift_srv_sess_label(sess),
+		 rift_srv_sess_state_str(old), rift_srv_sess_state_str(new));
+	return true;
+}
+
+bool rift_srv_path_change_state(struct rift_srv_path *path,
+				enum rift_srv_path_state new)
+{
+	enum rift_srv_path_state old = path->state;
+
+	lockdep_assert_held(&path->lock);
+	if (!(rift_srv_path_next[old] & BIT(new)))
+		return false;
+	WRITE_ONCE(path->state, new);
+	pr_debug("%s %s: path %s -> %s\n", rift_srv_sess_label(path->sess),
+		 path->name, rift_srv_path_state_str(old),
+		 rift_srv_path_state_str(new));
+	return true;
+}
+
+static bool rift_srv_con_change_state(struct rift_srv_con *con,
+				      enum rift_srv_con_state new)
+{
+	enum rift_srv_con_state old = con->state;
+
+	lockdep_assert_held(&con->path->lock);
+	if (!(rift_srv_con_next[old] & BIT(new)))
+		return false;
+	WRITE_ONCE(con->state, new);
+	pr_debug("%s %s: con %u %s -> %s\n", rift_srv_sess_label(con->path->sess),
+		 con->path->name, con->idx, rift_srv_con_state_str(old),
+		 rift_srv_con_state_str(new));
+	return true;
+}
+
+bool rift_srv_path_all_connected(struct rift_srv_path *path)
+{
+	u16 i;
+
+	lockdep_assert_held(&path->lock);
+	for (i = 0; i < path->con_cnt; i++)
+		if (path->cons[i].state != RIFT_SRV_CON_CONNECTED)
+			return false;
+	return true;
+}
+
+/**
+ * rift_srv_path_fail() - stop using a path and schedule its teardown
+ * @path: path
+ * @fmt: reason, logged (rate-limited) by the first caller only
+ *
+ * Any context.  Later calls, and calls on a path already closing, do
+ * nothing, so every failure report can simply call this.
+ */
+void rift_srv_path_fail(struct rift_srv_path *path, const char *fmt, ...)
+{
+	struct va_format vaf;
+	unsigned long flags;
+	va_list ap;
+	bool failed;
+
+	spin_lock_irqsave(&path->lock, flags);
+	failed = rift_srv_path_change_state(path, RIFT_SRV_PATH_CLOSING);
+	spin_unlock_irqrestore(&path->lock, flags);
+	if (!failed)
+		return;
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	pr_info_ratelimited("session %s, path %s: closing: %pV\n",
+			    rift_srv_sess_label(path->sess), path->name, &vaf);
+	va_end(ap);
+	/* The session's list reference keeps @path alive until this ran. */
+	queue_work(rift_srv_wq, &path->close_work);
+}
+
+/**
+ * rift_srv_sess_close() - close every path of a session
+ * @sess: session
+ * @except: path the caller closes itself, or NULL
+ * @why: reason for the log
+ */
+void rift_srv_sess_close(struct rift_srv_sess *sess, struct rift_srv_path *except,
+			 const char *why)
+{
+	struct rift_srv_path *path;
+
+	mutex_lock(&sess->lock);
+	rift_srv_sess_change_state(sess, RIFT_SRV_SESS_CLOSING);
+	list_for_each_entry(path, &sess->paths, entry)
+		if (path != except)
+			rift_srv_path_fail(path, "%s", why);
+	mutex_unlock(&sess->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sessions                                                            */
+/* ------------------------------------------------------------------ */
+
+static void rift_srv_sess_release(struct device *dev)
+{
+	struct rift_srv_sess *sess = container_of(dev, struct rift_srv_sess, dev);
+	u32 i;
+
+	percpu_ref_exit(&sess->ops_ref);
+	if (sess->chunks) {
+		for (i = 0; i < sess->queue_depth; i++)
+			if (sess->chunks[i])
+				free_pages_exact(sess->chunks[i], sess->chunk_size);
+		kfree(sess->chunks);
+	}
+	kfree(sess->ops);
+	kvfree(sess->segs);
+	kfree(sess);
+}
+
+/* Every op is answered and no path is left: tell the ULP, then go. */
+static void rift_srv_sess_release_work(struct work_struct *work)
+{
+	struct rift_srv_sess *sess = container_of(work, struct rift_srv_sess,
+						  release_work);
+	struct rift_srv_ctx *ctx = sess->ctx;
+
+	if (sess->ulp_up && ctx->ops->link_ev)
+		ctx->ops->link_ev(sess, RIFT_SRV_LINK_EV_DISCONNECTED, ctx->priv);
+	mutex_lock(&sess->lock);
+	rift_srv_sess_change_state(sess, RIFT_SRV_SESS_CLOSED);
+	mutex_unlock(&sess->lock);
+	pr_info("session %s closed\n", rift_srv_sess_label(sess));
+	rift_srv_sess_sysfs_del(sess);
+	mutex_lock(&ctx->lock);
+	list_del(&sess->entry);
+	mutex_unlock(&ctx->lock);
+	put_device(&sess->dev);
+	/* rift_srv_close() flushes the workqueue after seeing zero. */
+	atomic_dec(&ctx->nr_sess);
+	wake_up(&ctx->wait);
+}
+
+/* Any context: the last op put or the kill's RCU callback. */
+static void rift_srv_sess_ops_released(struct percpu_ref *ref)
+{
+	struct rift_srv_sess *sess = container_of(ref, struct rift_srv_sess, ops_ref);
+
+	/* The context's list reference keeps @sess alive until the work ran. */
+	queue_work(rift_srv_wq, &sess->release_work);
+}
+
+static struct rift_srv_sess *rift_srv_sess_find(struct rift_srv_ctx *ctx,
+						const u8 *uuid)
+{
+	struct rift_srv_sess *sess;
+
+	lockdep_assert_held(&ctx->lock);
+	list_for_each_entry(sess, &ctx->sessions, entry)
+		if (!memcmp(sess->uuid, uuid, RIFT_UUID_LEN))
+			return sess;
+	return NULL;
+}
+
+static struct rift_srv_sess *rift_srv_sess_create(struct rift_srv_ctx *ctx,
+						  const struct rift_con_req *req)
+{
+	struct rift_srv_sess *sess;
+	u32 i;
+	int err;
+
+	lockdep_assert_held(&ctx->lock);
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return ERR_PTR(-ENOMEM);
+	device_initialize(&sess->dev);
+	sess->dev.class = &rift_srv_class;
+	sess->dev.release = rift_srv_sess_release;
+	sess->dev.groups = rift_srv_sess_groups;
+	mutex_init(&sess->lock);
+	INIT_LIST_HEAD(&sess->paths);
+	INIT_LIST_HEAD(&sess->entry);
+	INIT_WORK(&sess->release_work, rift_srv_sess_release_work);
+	memcpy(sess->uuid, req->sess_uuid, RIFT_UUID_LEN);
+	snprintf(sess->uuid_str, sizeof(sess->uuid_str), "%pU", sess->uuid);
+	sess->label = sess->uuid_str;
+	sess->ctx = ctx;
+	sess->priv = ctx->priv;
+	sess->port = ctx->port;
+	sess->state = RIFT_SRV_SESS_CONNECTING;
+	sess->queue_depth = min_t(u32, req->queue_depth,
+				  rift_srv_param_max_queue_depth());
+	sess->chunk_size = rift_srv_param_chunk_size();
+	/* The largest size the headroom rule allows; already 512-aligned. */
+	sess->max_io_size = round_down(sess->chunk_size - RIFT_CHUNK_HEADROOM,
+				       RIFT_IO_SIZE_ALIGN);
+
+	err = percpu_ref_init(&sess->ops_ref, rift_srv_sess_ops_released, 0,
+			      GFP_KERNEL);
+	if (err)
+		goto err_put;
+	err = -ENOMEM;
+	sess->chunks = kcalloc(sess->queue_depth, sizeof(*sess->chunks), GFP_KERNEL);
+	if (!sess->chunks)
+		goto err_put;
+	/*
+	 * One physically contiguous buffer per chunk makes it a single sg
+	 * entry and a single MR; the _exact variant returns the tail of the
+	 * power-of-two allocation, so a chunk pins exactly chunk_size bytes.
+	 * Zeroed so that a read the ULP does not fill cannot leak memory.
+	 */
+	for (i = 0; i < sess->queue_depth; i++) {
+		sess->chunks[i] = alloc_pages_exact(sess->chunk_size,
+						    GFP_KERNEL | __GFP_ZERO |
+						    __GFP_NOWARN);
+		if (!sess->chunks[i])
+			goto err_put;
+	}
+	err = rift_srv_sess_init_ops(sess);
+	if (err)
+		goto err_put;
+	list_add_tail(&sess->entry, &ctx->sessions);
+	atomic_inc(&ctx->nr_sess);
+	pr_debug("session %s: %u chunks of %u bytes\n", sess->label,
+		 sess->queue_depth, sess->chunk_size);
+	return sess;
+
+err_put:
+	put_device(&sess->dev);
+	return ERR_PTR(err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Paths and connections                                               */
+/* ------------------------------------------------------------------ */
+
+static void rift_srv_path_release(struct kobject *kobj)
+{
+	struct rift_srv_path *path = container_of(kobj, struct rift_srv_path, kobj);
+	struct rift_srv_sess *sess = path->sess;
+
+	percpu_ref_exit(&path->io_ref);
+	free_percpu(path->stats);
+	kfree(path->cons);
+	kfree(path->sgs);
+	kfree(path->mrs);
+	kfree(path);
+	put_device(&sess->dev);
+}
+
+static const struct kobj_type rift_srv_path_ktype = {
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.release	= rift_srv_path_release,
+	.default_groups	= rift_srv_path_groups,
+};
+
+static void rift_srv_path_io_released(struct percpu_ref *ref)
+{
+	struct rift_srv_path *path = container_of(ref, struct rift_srv_path, io_ref);
+
+	complete(&path->io_done);
+}
+
+static void rift_srv_path_setup_timeout(struct work_struct *work)
+{
+	struct rift_srv_path *path = container_of(to_delayed_work(work),
+						  struct rift_srv_path, setup_work);
+
+	if (READ_ONCE(path->state) == RIFT_SRV_PATH_CONNECTING)
+		rift_srv_path_fail(path, "not set up within %u ms",
+				   RIFT_SRV_SETUP_TIMEOUT_MS);
+	kobject_put(&path->kobj);
+}
+
+static void rift_srv_path_close_work(struct work_struct *work);
+
+static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
+						  struct rdma_cm_id *cm_id,
+						  const struct rift_con_req *req,
+						  u16 version, bool new_sess)
+{
+	struct rift_srv_path *path;
+	u16 i;
+
+	lockdep_assert_held(&sess->lock);
+	path = kzalloc(sizeof(*path), GFP_KERNEL);
+	if (!path)
+		return ERR_PTR(-ENOMEM);
+	kobject_init(&path->kobj, &rift_srv_path_ktype);
+	get_device(&sess->dev);
+	path->sess = sess;
+	INIT_LIST_HEAD(&path->entry);
+	spin_lock_init(&path->lock);
+	path->state = RIFT_SRV_PATH_CONNECTING;
+	memcpy(path->uuid, req->path_uuid, RIFT_UUID_LEN);
+	path->reconnect_gen = req->reconnect_gen;
+	path->version = version;
+	path->con_cnt = req->con_cnt;
+	path->queue_depth = min_t(u32, sess->queue_depth, req->queue_depth);
+	path->created_sess = new_sess;
+	/* On a passive id the route's destination is the client. */
+	memcpy(&path->src, &cm_id->route.addr.dst_addr, sizeof(path->src));
+	memcpy(&path->dst, &cm_id->route.addr.src_addr, sizeof(path->dst));
+	snprintf(path->name, sizeof(path->name), "%pISc@%pISpc", &path->src,
+		 &path->dst);
+	path->ib_dev = cm_id->device;
+	strscpy(path->hca_name, dev_name(&cm_id->device->dev), sizeof(path->hca_name));
+	path->hca_port = cm_id->port_num;
+	path->reg_cqe.done = rift_srv_reg_done;
+	init_completion(&path->io_done);
+	INIT_WORK(&path->info_work, rift_srv_path_info_work);
+	INIT_WORK(&path->close_work, rift_srv_path_close_work);
+	INIT_DELAYED_WORK(&path->setup_work, rift_srv_path_setup_timeout);
+	atomic_set(&path->inflight, 0);
+
+	path->cons = kcalloc(path->con_cnt, sizeof(*path->cons), GFP_KERNEL);
+	path->stats = alloc_percpu(struct rift_srv_stats);
+	if (!path->cons || !path->stats ||
+	    percpu_ref_init(&path->io_ref, rift_srv_path_io_released, 0,
+			    GFP_KERNEL)) {
+		kobject_put(&path->kobj);
+		return ERR_PTR(-ENOMEM);
+	}
+	for (i = 0; i < path->con_cnt; i++) {
+		struct rift_srv_con *con = &path->cons[i];
+
+		con->tag.kind = RIFT_SRV_CM_CON;
+		con->path = path;
+		con->idx = i;
+		con->state = RIFT_SRV_CON_IDLE;
+		con->tx_cqe.done = rift_srv_tx_done;
+	}
+	list_add_tail(&path->entry, &sess->paths);
+	kobject_get(&path->kobj);
+	queue_delayed_work(rift_srv_wq, &path->setup_work,
+			   msecs_to_jiffies(RIFT_SRV_SETUP_TIMEOUT_MS));
+	pr_debug("session %s: new path %s, generation %u, %u connections\n",
+		 sess->label, path->name, path->reconnect_gen, path->con_cnt);
+	return path;
+}
+
+/* Safe on a connection in any state and twice. */
+static void rift_srv_con_free(struct rift_srv_con *con)
+{
+	struct ib_device *ib_dev;
+	u32 i;
+
+	if (!con->c.cm_id)
+		return;
+	ib_dev = con->c.cm_id->device;
+	rift_con_destroy_qp(&con->c);
+	if (con->rx) {
+		for (i = 0; i < con->nr_rx; i++)
+			rift_iu_free(ib_dev, con->rx[i]);
+		kfree(con->rx);
+		con->rx = NULL;
+	}
+	rift_iu_free(ib_dev, con->info_rx);
+	WRITE_ONCE(con->info_rx, NULL);
+}
+
+/*
+ * Every receive is posted before the accept, so the client can never
+ * find a receive queue short (no RNR): one per chunk plus headroom for
+ * heartbeats, and on connection 0 the INFO_REQ buffer ahead of them.
+ */
+static int rift_srv_con_setup(struct rift_srv_con *con, struct rdma_cm_id *cm_id)
+{
+	struct rift_srv_path *path = con->path;
+	struct ib_device *ib_dev = cm_id->device;
+	u32 qd = path->queue_depth;
+	u32 send, recv, i;
+	int credits, err;
+
+	/*
+	 * A response per chunk, budgeted RDMA WRITEs for reads and control,
+	 * doubled for the every-Nth signalling rule, plus the drain WR.
+	 */
+	send = 2 * (qd * (1 + RIFT_SRV_RD_WRS) + RIFT_SRV_CTL_WRS) + 1;
+	recv = qd + RIFT_SRV_RX_HEADROOM + 1 + (con->idx == 0);
+	con->c.cm_id = cm_id;
+	err = rift_con_create_qp(&con->c, cm_id, send, recv,
+				 con->idx % max(1, ib_dev->num_comp_vectors));
+	if (err)
+		return err;
+	credits = (int)((con->c.max_send_wr - 1) / 2) - qd - RIFT_SRV_CTL_WRS;
+	if (credits < 1)
+		return -ENOMEM;
+	atomic_set(&con->rd_credits, credits);
+
+	if (con->idx == 0) {
+		con->info_rx = rift_iu_alloc(ib_dev, RIFT_INFO_MAX_LEN,
+					     DMA_FROM_DEVICE, rift_srv_rx_done);
+		if (!con->info_rx)
+			return -ENOMEM;
+		err = rift_post_recv(&con->c, con->info_rx);
+		if (err)
+			return err;
+	}
+	con->nr_rx = qd + RIFT_SRV_RX_HEADROOM;
+	con->rx = kcalloc(con->nr_rx, sizeof(*con->rx), GFP_KERNEL);
+	if (!con->rx)
+		return -ENOMEM;
+	for (i = 0; i < con->nr_rx; i++) {
+		con->rx[i] = rift_iu_alloc(ib_dev, RIFT_MSG_BUF_SIZE,
+					   DMA_FROM_DEVICE, rift_srv_rx_done);
+		if (!con->rx[i])
+			return -ENOMEM;
+		err = rift_post_recv(&con->c, con->rx[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int rift_srv_con_accept(struct rift_srv_con *con, struct rdma_cm_id *cm_id,
+			       const struct rdma_cm_event *ev)
+{
+	const struct ib_device_attr *attrs = &cm_id->device->attrs;
+	struct rift_srv_path *path = con->path;
+	struct rift_srv_sess *sess = path->sess;
+	struct rift_con_rsp rsp = {
+		.version	= path->version,
+		.status		= RIFT_REJ_NONE,
+		.flags		= path->created_sess ? RIFT_CON_RSP_F_NEW_SESSION : 0,
+		.queue_depth	= path->queue_depth,
+		.max_io_size	= sess->max_io_size,
+		.chunk_size	= sess->chunk_size,
+	};
+	u8 buf[sizeof(struct rift_wire_con_rsp)];
+	struct rdma_conn_param param = {};
+	int len;
+
+	len = rift_proto_con_rsp_encode(&rsp, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	param.private_data = buf;
+	param.private_data_len = len;
+	param.responder_resources = min_t(u32, ev->param.conn.responder_resources,
+					  attrs->max_qp_rd_atom);
+	param.initiator_depth = min_t(u32, ev->param.conn.initiator_depth,
+				      attrs->max_qp_init_rd_atom);
+	param.flow_control = 1;
+	param.retry_count = ev->param.conn.retry_count;
+	param.rnr_retry_count = 7;
+	return rdma_accept(cm_id, &param);
+}
+
+/* ------------------------------------------------------------------ */
+/* CONNECT_REQUEST                                                     */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct rift_srv_verdict - outcome of a CONNECT_REQUEST
+ * @reason: %RIFT_REJ_NONE when accepted, else the reject reason
+ * @no_reject: the accept itself failed, so there is nothing to reject
+ * @why: detail for the log
+ */
+struct rift_srv_verdict {
+	u16	reason;
+	bool	no_reject;
+	char	why[96];
+};
+
+static __printf(3, 4)
+void rift_srv_refuse(struct rift_srv_verdict *v, u16 reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	v->reason = reason;
+	va_start(ap, fmt);
+	vscnprintf(v->why, sizeof(v->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Returns non-zero, which has rdma_cm destroy the id it never saw accepted. */
+static int rift_srv_reject(struct rdma_cm_id *cm_id, const struct rift_srv_verdict *v)
+{
+	struct rift_reject rej = {
+		.reason		= v->reason,
+		.min_version	= RIFT_PROTO_VERSION_MIN,
+		.max_version	= RIFT_PROTO_VERSION_MAX,
+	};
+	u8 buf[sizeof(struct rift_wire_reject)];
+	int len;
+
+	pr_info_ratelimited("refusing connection from %pISpc: %s%s%s\n",
+			    &cm_id->route.addr.dst_addr,
+			    rift_proto_reject_str(v->reason),
+			    v->why[0] ? ": " : "", v->why);
+	if (v->no_reject)
+		return -ECONNREFUSED;
+	len = rift_proto_reject_encode(&rej, buf, sizeof(buf));
+	if (len > 0)
+		rdma_reject(cm_id, buf, len, IB_CM_REJ_CONSUMER_DEFINED);
+	return -ECONNREFUSED;
+}
+
+/*
+ * Find the path instance this connection belongs to, or make one.  The
+ * instance with the highest generation for the path UUID is the current
+ * one; a higher generation replaces it (the client reconnected).
+ */
+static struct rift_srv_path *rift_srv_path_pick(struct rift_srv_sess *sess,
+						struct rdma_cm_id *cm_id,
+						const struct rift_con_req *req,
+						u16 version, bool new_sess,
+						struct rift_srv_verdict *v)
+{
+	struct rift_srv_path *p, *cur = NULL;
+	struct rift_srv_path *path;
+
+	lockdep_assert_held(&sess->lock);
+	if (sess->state >= RIFT_SRV_SESS_CLOSING) {
+		rift_srv_refuse(v, RIFT_REJ_SESSION_CLOSING, "session %s",
+				rift_srv_sess_label(sess));
+		return NULL;
+	}
+	list_for_each_entry(p, &sess->paths, entry)
+		if (!memcmp(p->uuid, req->path_uuid, RIFT_UUID_LEN) &&
+		    (!cur || p->reconnect_gen >= cur->reconnect_gen))
+			cur = p;
+
+	if (cur && req->reconnect_gen < cur->reconnect_gen) {
+		rift_srv_refuse(v, RIFT_REJ_STALE_GEN, "generation %u, path is at %u",
+				req->reconnect_gen, cur->reconnect_gen);
+		return NULL;
+	}
+	if (cur && req->reconnect_gen == cur->reconnect_gen) {
+		struct rift_srv_con *con;
+
+		if (READ_ONCE(cur->state) >= RIFT_SRV_PATH_CLOSING) {
+			rift_srv_refuse(v, RIFT_REJ_STALE_GEN,
+					"generation %u is being closed",
+					req->reconnect_gen);
+			return NULL;
+		}
+		if (req->con_cnt != cur->con_cnt) {
+			rift_srv_refuse(v, RIFT_REJ_BAD_CON_INDEX,
+					"%u connections, path has %u",
+					req->con_cnt, cur->con_cnt);
+			return NULL;
+		}
+		con = &cur->cons[req->con_idx];
+		if (con->c.cm_id || READ_ONCE(con->state) != RIFT_SRV_CON_IDLE) {
+			rift_srv_refuse(v, RIFT_REJ_DUPLICATE_CON, "connection %u",
+					req->con_idx);
+			return NULL;
+		}
+		if (version != cur->version || req->queue_depth < cur->queue_depth) {
+			rift_srv_refuse(v, RIFT_REJ_MALFORMED,
+					"connection %u disagrees with connection 0 on version or queue depth",
+					req->con_idx);
+			return NULL;
+		}
+		/* One PD per device: the chunk rkeys only work on one device. */
+		if (cm_id->device != cur->ib_dev) {
+			rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES,
+					"connection on %s, path uses %s",
+					dev_name(&cm_id->device->dev),
+					dev_name(&cur->ib_dev->dev));
+			return NULL;
+		}
+		return cur;
+	}
+	if (cur)
+		rift_srv_path_fail(cur, "replaced by reconnect generation %u",
+				   req->reconnect_gen);
+	path = rift_srv_path_create(sess, cm_id, req, version, new_sess);
+	if (IS_ERR(path)) {
+		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES, "cannot allocate a path");
+		return NULL;
+	}
+	return path;
+}
+
+static void rift_srv_con_attach(struct rift_srv_path *path, struct rdma_cm_id *cm_id,
+				const struct rdma_cm_event *ev,
+				const struct rift_con_req *req,
+				struct rift_srv_verdict *v)
+{
+	struct rift_srv_con *con = &path->cons[req->con_idx];
+	int err;
+
+	lockdep_assert_held(&path->sess->lock);
+	err = rift_srv_con_setup(con, cm_id);
+	if (err) {
+		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES,
+				"cannot set up connection %u: %d", con->idx, err);
+		goto err_free;
+	}
+	cm_id->context = &con->tag;
+	err = rift_srv_con_accept(con, cm_id, ev);
+	if (err) {
+		rift_srv_refuse(v, RIFT_REJ_INTERNAL, "accept failed: %d", err);
+		v->no_reject = true;
+		goto err_free;
+	}
+	spin_lock_irq(&path->lock);
+	rift_srv_con_change_state(con, RIFT_SRV_CON_CONNECTING);
+	spin_unlock_irq(&path->lock);
+	return;
+
+err_free:
+	rift_srv_con_free(con);
+	/* rdma_cm destroys the id when we return non-zero: forget it. */
+	con->c.cm_id = NULL;
+	rift_srv_path_fail(path, "connection %u could not be accepted", con->idx);
+}
+
+static int rift_srv_con_request(struct rift_srv_ctx *ctx, struct rdma_cm_id *cm_id,
+				const struct rdma_cm_event *ev)
+{
+	struct rift_srv_verdict v = { .reason = RIFT_REJ_NONE };
+	struct rift_srv_sess *sess;
+	struct rift_srv_path *path;
+	struct rift_con_req req;
+	bool new_sess = false;
+	int ver;
+
+	if (rift_proto_con_req_decode(ev->param.conn.private_data,
+				      ev->param.conn.private_data_len, &req)) {
+		rift_srv_refuse(&v, RIFT_REJ_MALFORMED, "invalid CON_REQ (%u bytes)",
+				ev->param.conn.private_data_len);
+		return rift_srv_reject(cm_id, &v);
+	}
+	ver = rift_proto_version_pick(req.min_version, req.max_version,
+				      RIFT_PROTO_VERSION_MIN, RIFT_PROTO_VERSION_MAX);
+	if (ver < 0) {
+		rift_srv_refuse(&v, RIFT_REJ_VERSION,
+				"client speaks %u..%u, server %u..%u",
+				req.min_version, req.max_version,
+				RIFT_PROTO_VERSION_MIN, RIFT_PROTO_VERSION_MAX);
+		return rift_srv_reject(cm_id, &v);
+	}
+
+	/* Serialises connection setup per context, which keeps it simple. */
+	mutex_lock(&ctx->lock);
+	if (ctx->closing) {
+		rift_srv_refuse(&v, RIFT_REJ_SESSION_CLOSING, "server closing");
+		goto out_unlock_ctx;
+	}
+	sess = rift_srv_sess_find(ctx, req.sess_uuid);
+	if (!sess) {
+		if (req.flags & RIFT_CON_F_JOIN) {
+			rift_srv_refuse(&v, RIFT_REJ_UNKNOWN_SESSION, "%pU",
+					req.sess_uuid);
+			goto out_unlock_ctx;
+		}
+		sess = rift_srv_sess_create(ctx, &req);
+		if (IS_ERR(sess)) {
+			rift_srv_refuse(&v, RIFT_REJ_NO_RESOURCES,
+					"cannot allocate %u chunks of %u bytes",
+					min_t(u32, req.queue_depth,
+					      rift_srv_param_max_queue_depth()),
+					rift_srv_param_chunk_size());
+			goto out_unlock_ctx;
+		}
+		new_sess = true;
+	}
+
+	mutex_lock(&sess->lock);
+	path = rift_srv_path_pick(sess, cm_id, &req, ver, new_sess, &v);
+	if (path)
+		rift_srv_con_attach(path, cm_id, ev, &req, &v);
+	if (new_sess && list_empty(&sess->paths)) {
+		/* Nothing will ever close a session without a path: drop it. */
+		mutex_unlock(&sess->lock);
+		list_del(&sess->entry);
+		atomic_dec(&ctx->nr_sess);
+		put_device(&sess->dev);
+	} else {
+		mutex_unlock(&sess->lock);
+	}
+out_unlock_ctx:
+	mutex_unlock(&ctx->lock);
+	if (v.reason != RIFT_REJ_NONE)
+		return rift_srv_reject(cm_id, &v);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* rdma_cm events                                                      */
+/* ------------------------------------------------------------------ */
+
+static void rift_srv_con_established(struct rift_srv_con *con)
+{
+	struct rift_srv_path *path = con->path;
+	unsigned long flags;
+	bool kick;
+
+	spin_lock_irqsave(&path->lock, flags);
+	kick = rift_srv_con_change_state(con, RIFT_SRV_CON_CONNECTED) &&
+	       path->info_rcvd && rift_srv_path_all_connected(path);
+	spin_unlock_irqrestore(&path->lock, flags);
+	/* INFO_REQ may overtake the last ESTABLISHED: whoever is last kicks. */
+	if (kick)
+		rift_srv_path_queue_info(path);
+}
+
+/**
+ * rift_srv_cm_handler() - rdma_cm events of listeners and connections
+ * @cm_id: the id; its context is a struct rift_srv_cm_tag
+ * @ev: the event
+ *
+ * Return: non-zero only for a CONNECT_REQUEST that was refused, so that
+ * rdma_cm destroys the new id; ids that were accepted are destroyed by
+ * the path's close work, never here.
+ */
+int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	struct rift_srv_cm_tag *tag = cm_id->context;
+	struct rift_srv_ctx *ctx;
+	struct rift_srv_con *con;
+
+	if (tag->kind == RIFT_SRV_CM_LISTENER) {
+		ctx = container_of(tag, struct rift_srv_ctx, tag);
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+			return rift_srv_con_request(ctx, cm_id, ev);
+		/* rdma_cm itself takes wildcard listeners off removed devices. */
+		pr_info_ratelimited("listener on port %u: %s (%d)\n", ctx->port,
+				    rift_cm_event_str(ev->event), ev->status);
+		return 0;
+	}
+
+	con = container_of(tag, struct rift_srv_con, tag);
+	pr_debug("%s %s: con %u: %s (%d)\n", rift_srv_sess_label(con->path->sess),
+		 con->path->name, con->idx, rift_cm_event_str(ev->event),
+		 ev->status);
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		rift_srv_con_established(con);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		/*
+		 * Teardown destroys this id, which its own handler must not
+		 * do (rdma_destroy_id() would wait for us): the close work
+		 * does it.  Device removal waits for that to happen.
+		 */
+		rift_srv_path_fail(con->path, "connection %u: %s (%d)", con->idx,
+				   rift_cm_event_str(ev->event), ev->status);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Teardown                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Reverse of setup, except that the QPs go before the chunk MRs and
+ * mappings: draining them is what guarantees no RDMA still targets the
+ * chunks.  The cm ids go last because rdma_cm keeps the device alive for
+ * them, and everything above still uses the device.
+ */
+static void rift_srv_path_close_work(struct work_struct *work)
+{
+	struct rift_srv_path *path = container_of(work, struct rift_srv_path,
+						  close_work);
+	struct rift_srv_sess *sess = path->sess;
+	bool kill = false;
+	int i;
+
+	if (cancel_delayed_work(&path->setup_work))
+		kobject_put(&path->kobj);
+	/* A CONNECT_REQUEST attaching a connection holds this: let it finish. */
+	mutex_lock(&sess->lock);
+	mutex_unlock(&sess->lock);
+
+	spin_lock_irq(&path->lock);
+	for (i = 0; i < path->con_cnt; i++)
+		rift_srv_con_change_state(&path->cons[i], RIFT_SRV_CON_CLOSING);
+	spin_unlock_irq(&path->lock);
+	for (i = 0; i < path->con_cnt; i++)
+		if (path->cons[i].c.cm_id)
+			rdma_disconnect(path->cons[i].c.cm_id);
+
+	/* No rift_srv_resp() may post once the QPs are being destroyed. */
+	percpu_ref_kill(&path->io_ref);
+	wait_for_completion(&path->io_done);
+
+	for (i = path->con_cnt - 1; i >= 0; i--)
+		rift_srv_con_free(&path->cons[i]);
+	rift_srv_path_unreg_chunks(path);
+	rift_iu_free(path->ib_dev, path->info_tx);
+	path->info_tx = NULL;
+	for (i = path->con_cnt - 1; i >= 0; i--) {
+		if (path->cons[i].c.cm_id) {
+			rdma_destroy_id(path->cons[i].c.cm_id);
+			path->cons[i].c.cm_id = NULL;
+		}
+	}
+	spin_lock_irq(&path->lock);
+	for (i = 0; i < path->con_cnt; i++)
+		rift_srv_con_change_state(&path->cons[i], RIFT_SRV_CON_CLOSED);
+	rift_srv_path_change_state(path, RIFT_SRV_PATH_CLOSED);
+	spin_unlock_irq(&path->lock);
+	rift_srv_path_sysfs_del(path);
+
+	mutex_lock(&sess->lock);
+	list_del_init(&path->entry);
+	if (list_empty(&sess->paths)) {
+		rift_srv_sess_change_state(sess, RIFT_SRV_SESS_CLOSING);
+		kill = !sess->ops_killed;
+		sess->ops_killed = true;
+	}
+	mutex_unlock(&sess->lock);
+	pr_info("session %s: path %s closed\n", rift_srv_sess_label(sess),
+		path->name);
+	/* The session ends once the ULP answered what it still holds. */
+	if (kill)
+		percpu_ref_kill(&sess->ops_ref);
+	kobject_put(&path->kobj);
+}

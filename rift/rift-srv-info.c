@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift server: the INFO exchange that completes a path.  Once every
+ * connection is established and INFO_REQ arrived on connection 0, the
+ * name is checked (and given to the session if it is the first path),
+ * every chunk is registered for the path's device, the ULP hears of a new
+ * session, and INFO_RSP goes out behind the REG_MR work requests.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/utsname.h>
+#include <linux/mm.h>
+
+#include "rift-srv.h"
+
+/*
+ * Each queued run holds a path reference; the work checks readiness
+ * itself, so ESTABLISHED and INFO_REQ may both kick it.
+ */
+void rift_srv_path_queue_info(struct rift_srv_path *path)
+{
+	kobject_get(&path->kobj);
+	if (!queue_work(rift_srv_wq, &path->info_work))
+		kobject_put(&path->kobj);
+}
+
+void rift_srv_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_SUCCESS)
+		rift_srv_path_fail(rift_srv_wc_con(wc)->path,
+				   "chunk registration failed: %s",
+				   ib_wc_status_msg(wc->status));
+}
+
+/* Undo rift_srv_path_reg_chunks(), however far it got; QPs already drained. */
+void rift_srv_path_unreg_chunks(struct rift_srv_path *path)
+{
+	u32 i;
+
+	for (i = 0; i < path->nr_mrs; i++)
+		ib_dereg_mr(path->mrs[i]);
+	path->nr_mrs = 0;
+	for (i = 0; i < path->nr_mapped; i++)
+		ib_dma_unmap_sg(path->ib_dev, &path->sgs[i], 1, DMA_BIDIRECTIONAL);
+	path->nr_mapped = 0;
+	kfree(path->mrs);
+	path->mrs = NULL;
+	kfree(path->sgs);
+	path->sgs = NULL;
+	if (path->dev) {
+		rift_dev_put(path->dev);
+		path->dev = NULL;
+	}
+}
+
+/**
+ * rift_srv_info_req_arrived() - the INFO_REQ buffer of connection 0 filled
+ * @con: connection 0
+ * @wc: its successful receive completion
+ *
+ * CQ context: records the message and leaves the rest to the info work.
+ */
+void rift_srv_info_req_arrived(struct rift_srv_con *con, struct ib_wc *wc)
+{
+	struct rift_srv_path *path = con->path;
+	unsigned long flags;
+	bool kick;
+
+	if (wc->opcode != IB_WC_RECV || (wc->wc_flags & IB_WC_WITH_IMM)) {
+		rift_srv_path_fail(path, "first message is not an INFO_REQ");
+		return;
+	}
+	spin_lock_irqsave(&path->lock, flags);
+	path->info_rcvd = true;
+	path->info_len = wc->byte_len;
+	kick = rift_srv_path_all_connected(path);
+	spin_unlock_irqrestore(&path->lock, flags);
+	if (kick)
+		rift_srv_path_queue_info(path);
+}
+
+static void rift_srv_info_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_srv_path *path = rift_srv_wc_con(wc)->path;
+
+	if (wc->status != IB_WC_SUCCESS)
+		rift_srv_path_fail(path, "INFO_RSP send failed: %s",
+				   ib_wc_status_msg(wc->status));
+	else if (READ_ONCE(path->refused))
+		rift_srv_path_fail(path, "refusal sent");
+}
+
+/*
+ * Tell the client why with an INFO_RSP carrying @status (a positive errno)
+ * and close the path once it is sent.
+ */
+static __printf(3, 4)
+void rift_srv_path_refuse(struct rift_srv_path *path, int status, const char *fmt, ...)
+{
+	struct rift_info rsp = {
+		.type		= RIFT_INFO_RSP,
+		.version	= path->version,
+		.status		= clamp(status, 1, (int)RIFT_IMM_ERRNO_MAX),
+	};
+	struct va_format vaf;
+	struct rift_iu *tx;
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	pr_info_ratelimited("session %s, path %s: refusing: %pV\n",
+			    rift_srv_sess_label(path->sess), path->name, &vaf);
+	va_end(ap);
+
+	if (path->info_tx)
+		goto fail;
+	tx = rift_iu_alloc(path->ib_dev, sizeof(struct rift_wire_info_hdr),
+			   DMA_TO_DEVICE, rift_srv_info_tx_done);
+	if (!tx)
+		goto fail;
+	path->info_tx = tx;
+	len = rift_info_encode(&rsp, tx->buf, tx->size);
+	WRITE_ONCE(path->refused, true);
+	if (len < 0 || rift_post_send(&path->cons[0].c, tx, len, NULL, true))
+		goto fail;
+	return;
+fail:
+	rift_srv_path_fail(path, "cannot send the refusal");
+}
+
+/* Caller holds sess->lock; the ordered workqueue makes the name check final. */
+static int rift_srv_sess_set_name(struct rift_srv_sess *sess, const char *name)
+{
+	struct device *other;
+	int err;
+
+	lockdep_assert_held(&sess->lock);
+	if (sess->named)
+		return strcmp(sess->name, name) ? -EINVAL : 0;
+	other = class_find_device_by_name(&rift_srv_class, name);
+	if (other) {
+		put_device(other);
+		return -EEXIST;
+	}
+	strscpy(sess->name, name, sizeof(sess->name));
+	err = rift_srv_sess_sysfs_add(sess);
+	if (err) {
+		memset(sess->name, 0, sizeof(sess->name));
+		return err;
+	}
+	/* Publish the name only after its bytes: readers take no lock. */
+	smp_store_release(&sess->named, true);
+	/* Log lines switch from the UUID to the name the same way. */
+	smp_store_release(&sess->label, (const char *)sess->name);
+	return 0;
+}
+
+/* Upper bound of an INFO_RSP with @qd chunks: what rift_info_encode() emits. */
+static size_t rift_srv_info_rsp_size(u32 qd)
+{
+	size_t tlv = ALIGN(sizeof(struct rift_wire_tlv) + RIFT_NAME_MAX,
+			   RIFT_INFO_ALIGN);
+	size_t runs = DIV_ROUND_UP(qd, RIFT_INFO_CHUNKS_PER_TLV);
+	size_t size;
+
+	/* Host name plus six scalars, each no larger than a name TLV. */
+	size = sizeof(struct rift_wire_info_hdr) + 7 * tlv +
+	       runs * ALIGN(sizeof(struct rift_wire_tlv) +
+			    sizeof(struct rift_wire_chunk_tlv), RIFT_INFO_ALIGN) +
+	       (size_t)qd * sizeof(struct rift_wire_rbuf);
+	return min_t(size_t, size, RIFT_INFO_MAX_LEN);
+}
+
+/*
+ * Map every chunk for the path's device and give it an MR; the REG_MR
+ * WRs are returned in @wrs, to go out in front of INFO_RSP, and the
+ * resulting table in @table.
+ */
+static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
+				    struct ib_reg_wr *wrs, struct rift_rbuf *table)
+{
+	struct rift_srv_sess *sess = path->sess;
+	u32 pages = DIV_ROUND_UP(sess->chunk_size, PAGE_SIZE);
+	u32 qd = path->queue_depth, i;
+	struct ib_mr *mr;
+
+	path->dev = rift_dev_get(path->ib_dev);
+	path->sgs = kcalloc(qd, sizeof(*path->sgs), GFP_KERNEL);
+	path->mrs = kcalloc(qd, sizeof(*path->mrs), GFP_KERNEL);
+	if (!path->dev || !path->sgs || !path->mrs)
+		return -ENOMEM;
+	for (i = 0; i < qd; i++) {
+		sg_init_one(&path->sgs[i], sess->chunks[i], sess->chunk_size);
+		if (ib_dma_map_sg(path->ib_dev, &path->sgs[i], 1,
+				  DMA_BIDIRECTIONAL) != 1)
+			return -ENOMEM;
+		path->nr_mapped++;
+		mr = ib_alloc_mr(path->dev->pd, IB_MR_TYPE_MEM_REG, pages);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		path->mrs[path->nr_mrs++] = mr;
+		if (ib_map_mr_sg(mr, &path->sgs[i], 1, NULL, PAGE_SIZE) != 1)
+			return -EINVAL;
+		wrs[i].wr.opcode = IB_WR_REG_MR;
+		wrs[i].wr.wr_cqe = &path->reg_cqe;
+		wrs[i].wr.next = i + 1 < qd ? &wrs[i + 1].wr : NULL;
+		wrs[i].mr = mr;
+		wrs[i].key = mr->rkey;
+		wrs[i].access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		table[i].addr = mr->iova;
+		table[i].len = sess->chunk_size;
+		table[i].rkey = mr->rkey;
+	}
+	return 0;
+}
+
+static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
+				       const struct rift_info *req,
+				       struct ib_reg_wr *wrs, struct rift_rbuf *table)
+{
+	struct rift_srv_sess *sess = path->sess;
+	struct rift_info rsp = {
+		.type		= RIFT_INFO_RSP,
+		.version	= path->version,
+		/* ALWAYS_INVALIDATE is not implemented yet: accept nothing. */
+		.feat_accepted	= rift_proto_features_accept(req->feat_offered, 0),
+		.hb_interval_ms	= rift_srv_param_hb_interval_ms(),
+		.hb_missed_max	= RIFT_HB_MISSED_DEFAULT,
+		.max_io_size	= sess->max_io_size,
+		.queue_depth	= path->queue_depth,
+		.chunk_size	= sess->chunk_size,
+		.nr_chunks	= path->queue_depth,
+		.chunks		= table,
+		.chunks_cap	= path->queue_depth,
+	};
+	struct rift_iu *tx;
+	bool ok;
+	int len;
+
+	strscpy(rsp.host_name, utsname()->nodename, sizeof(rsp.host_name));
+	if (!rift_proto_name_valid(rsp.host_name, strlen(rsp.host_name)))
+		rsp.host_name[0] = '\0';
+	tx = rift_iu_alloc(path->ib_dev, rift_srv_info_rsp_size(path->queue_depth),
+			   DMA_TO_DEVICE, rift_srv_info_tx_done);
+	if (!tx)
+		return -ENOMEM;
+	path->info_tx = tx;
+	len = rift_info_encode(&rsp, tx->buf, tx->size);
+	if (len < 0)
+		return len;
+
+	/* Before INFO_RSP leaves, so the first request finds the path up. */
+	spin_lock_irq(&path->lock);
+	ok = rift_srv_path_change_state(path, RIFT_SRV_PATH_CONNECTED);
+	spin_unlock_irq(&path->lock);
+	if (!ok)
+		return -ECONNRESET;
+	if (cancel_delayed_work(&path->setup_work))
+		kobject_put(&path->kobj);
+	return rift_post_send(&path->cons[0].c, tx, len, &wrs[0].wr, true);
+}
+
+static int rift_srv_path_info_connect(struct rift_srv_path *path,
+				      const struct rift_info *req)
+{
+	struct rift_srv_sess *sess = path->sess;
+	struct rift_srv_ctx *ctx = sess->ctx;
+	struct rift_rbuf *table;
+	struct ib_reg_wr *wrs;
+	bool first;
+	int err;
+
+	mutex_lock(&sess->lock);
+	if (sess->state >= RIFT_SRV_SESS_CLOSING) {
+		mutex_unlock(&sess->lock);
+		rift_srv_path_refuse(path, ESHUTDOWN, "session is closing");
+		return 0;
+	}
+	err = rift_srv_sess_set_name(sess, req->sess_name);
+	if (err == -EEXIST || err == -EINVAL) {
+		mutex_unlock(&sess->lock);
+		rift_srv_path_refuse(path, -err, "session name '%s' %s",
+				     req->sess_name, err == -EEXIST ?
+				     "is taken by another session" :
+				     "differs from the session's");
+		return 0;
+	}
+	if (err) {
+		mutex_unlock(&sess->lock);
+		/* A device that failed to register cannot be added again. */
+		rift_srv_sess_close(sess, path, "cannot register the session");
+		rift_srv_path_refuse(path, -err, "cannot register session %s: %d",
+				     req->sess_name, err);
+		return 0;
+	}
+	err = rift_srv_path_sysfs_add(path);
+	if (err) {
+		mutex_unlock(&sess->lock);
+		rift_srv_path_refuse(path, -err, "%s", err == -EEXIST ?
+				     "another path has the same addresses" :
+				     "cannot add the path to sysfs");
+		return 0;
+	}
+	/* Only control work changes ulp_up, and it runs one item at a time. */
+	first = !sess->ulp_up;
+	mutex_unlock(&sess->lock);
+
+	wrs = kcalloc(path->queue_depth, sizeof(*wrs), GFP_KERNEL);
+	table = kcalloc(path->queue_depth, sizeof(*table), GFP_KERNEL);
+	err = wrs && table ? rift_srv_path_reg_chunks(path, wrs, table) : -ENOMEM;
+	if (err) {
+		rift_srv_path_refuse(path, -err, "cannot register chunks: %d", err);
+		goto out;
+	}
+
+	if (first) {
+		mutex_lock(&sess->lock);
+		sess->ulp_up = true;
+		mutex_unlock(&sess->lock);
+	}
+	/* Not under sess->lock: the ULP may call back into us. */
+	if (first && ctx->ops->link_ev) {
+		err = ctx->ops->link_ev(sess, RIFT_SRV_LINK_EV_CONNECTED, ctx->priv);
+		if (err < 0) {
+			/* Refused: DISCONNECTED would tell it of nothing it knows. */
+			mutex_lock(&sess->lock);
+			sess->ulp_up = false;
+			mutex_unlock(&sess->lock);
+			rift_srv_sess_close(sess, path, "refused by the ULP");
+			rift_srv_path_refuse(path, -err, "ULP refused the session: %d",
+					     err);
+			err = 0;
+			goto out;
+		}
+	}
+	if (first) {
+		mutex_lock(&sess->lock);
+		rift_srv_sess_change_state(sess, RIFT_SRV_SESS_CONNECTED);
+		mutex_unlock(&sess->lock);
+	}
+	err = rift_srv_path_send_info_rsp(path, req, wrs, table);
+	if (!err)
+		pr_info("session %s: path %s connected on %s port %u, %u connections\n",
+			sess->name, path->name, dev_name(&path->ib_dev->dev),
+			path->hca_port, path->con_cnt);
+out:
+	kfree(table);
+	kfree(wrs);
+	return err;
+}
+
+void rift_srv_path_info_work(struct work_struct *work)
+{
+	struct rift_srv_path *path = container_of(work, struct rift_srv_path,
+						  info_work);
+	struct rift_srv_con *con = &path->cons[0];
+	struct rift_info req;
+	struct rift_iu *iu;
+	bool ready;
+	int err;
+
+	spin_lock_irq(&path->lock);
+	ready = path->state == RIFT_SRV_PATH_CONNECTING && path->info_rcvd &&
+		con->info_rx && !path->info_tx &&
+		rift_srv_path_all_connected(path);
+	spin_unlock_irq(&path->lock);
+	if (!ready)
+		goto out;
+
+	ib_dma_sync_single_for_cpu(path->ib_dev, con->info_rx->dma, path->info_len,
+				   DMA_FROM_DEVICE);
+	err = rift_info_parse(con->info_rx->buf, path->info_len, path->version,
+			      &req, NULL, 0);
+	if (!err && req.type != RIFT_INFO_REQ)
+		err = -EBADMSG;
+	/* Never posted again; the close work must not free it twice. */
+	iu = con->info_rx;
+	WRITE_ONCE(con->info_rx, NULL);
+	rift_iu_free(path->ib_dev, iu);
+	if (err) {
+		rift_srv_path_refuse(path, -err, "invalid INFO_REQ (%u bytes): %d",
+				     path->info_len, err);
+		goto out;
+	}
+	err = rift_srv_path_info_connect(path, &req);
+	if (err)
+		rift_srv_path_fail(path, "cannot send INFO_RSP: %d", err);
+out:
+	kobject_put(&path->kobj);
+}

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift server: the IO path.  Requests arrive as RDMA WRITE WITH IMM into
+ * a chunk; they are validated, handed to the ULP, and answered with an
+ * immediate-only SEND, preceded for reads by RDMA WRITEs of the data into
+ * the client's segments (rdma_rw).
+ *
+ * Everything here runs in CQ (softirq) context or, for rift_srv_resp(),
+ * in whatever context the ULP answers from.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/overflow.h>
+#include <rdma/rw.h>
+
+#include "rift-srv.h"
+
+/**
+ * struct rift_srv_rd_seg - one client segment of a read response
+ * @ctx: RDMA WRITE(s) into the segment
+ * @sg: the part of the chunk that goes there
+ */
+struct rift_srv_rd_seg {
+	struct rdma_rw_ctx	ctx;
+	struct scatterlist	sg;
+};
+
+/**
+ * struct rift_srv_rd - RDMA WRITEs of one read response, freed on completion
+ * @cqe: completion of the response SEND, which retires the WRITEs too
+ * @con: connection posted on
+ * @nr: initialised entries of @seg
+ * @credits: send WRs taken from @con->rd_credits
+ * @seg: one per client segment
+ *
+ * Allocated per response rather than per op: the op is free again as soon
+ * as the response is posted (the client may reuse the chunk once it sees
+ * it), while these live until the send completion is polled.
+ */
+struct rift_srv_rd {
+	struct ib_cqe		cqe;
+	struct rift_srv_con	*con;
+	u32			nr;
+	u32			credits;
+	struct rift_srv_rd_seg	seg[];
+};
+
+/**
+ * rift_srv_wc_con() - the connection a work completion belongs to
+ * @wc: work completion
+ *
+ * Return: the connection.
+ */
+struct rift_srv_con *rift_srv_wc_con(struct ib_wc *wc)
+{
+	struct rift_con *c = wc->qp->qp_context;
+
+	return container_of(c, struct rift_srv_con, c);
+}
+
+/**
+ * rift_srv_sess_init_ops() - allocate the ops of a session
+ * @sess: session with its queue depth set
+ *
+ * Return: 0 or -ENOMEM; the session's release frees what was allocated.
+ */
+int rift_srv_sess_init_ops(struct rift_srv_sess *sess)
+{
+	u32 i;
+
+	sess->ops = kcalloc(sess->queue_depth, sizeof(*sess->ops), GFP_KERNEL);
+	sess->segs = kvcalloc(array_size(sess->queue_depth, RIFT_IO_MAX_SEGS),
+			      sizeof(*sess->segs), GFP_KERNEL);
+	if (!sess->ops || !sess->segs)
+		return -ENOMEM;
+	for (i = 0; i < sess->queue_depth; i++) {
+		sess->ops[i].sess = sess;
+		sess->ops[i].chunk = i;
+		sess->ops[i].segs = &sess->segs[i * RIFT_IO_MAX_SEGS];
+	}
+	return 0;
+}
+
+static dma_addr_t rift_srv_chunk_dma(struct rift_srv_path *path, u16 chunk)
+{
+	return sg_dma_address(&path->sgs[chunk]);
+}
+
+/**
+ * rift_srv_tx_done() - completion of a response to a write or an HB_ACK
+ * @cq: completion queue
+ * @wc: work completion; only failures need anything done
+ */
+void rift_srv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_SUCCESS)
+		rift_srv_path_fail(rift_srv_wc_con(wc)->path, "send failed: %s",
+				   ib_wc_status_msg(wc->status));
+}
+
+static void rift_srv_rd_free(struct rift_srv_rd *rd)
+{
+	struct rdma_cm_id *cm_id = rd->con->c.cm_id;
+	u32 i;
+
+	for (i = 0; i < rd->nr; i++)
+		rdma_rw_ctx_destroy(&rd->seg[i].ctx, cm_id->qp, cm_id->port_num,
+				    &rd->seg[i].sg, 1, DMA_TO_DEVICE);
+	atomic_add(rd->credits, &rd->con->rd_credits);
+	kfree(rd);
+}
+
+static void rift_srv_rd_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_srv_rd *rd = container_of(wc->wr_cqe, struct rift_srv_rd, cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		rift_srv_path_fail(rd->con->path, "read response failed: %s",
+				   ib_wc_status_msg(wc->status));
+	rift_srv_rd_free(rd);
+}
+
+/*
+ * Build the RDMA WRITEs of a read's data in front of @rsp: one rdma_rw
+ * context per client segment, over the matching part of the chunk.
+ * Returns the first WR, or NULL with *err set.
+ */
+static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
+					      struct ib_send_wr *rsp, int *err)
+{
+	struct rift_srv_con *con = op->con;
+	struct rdma_cm_id *cm_id = con->c.cm_id;
+	u8 *data = op->sess->chunks[op->chunk] + op->data_off;
+	struct ib_send_wr *first = rsp;
+	struct rift_srv_rd *rd;
+	u32 i, off = 0;
+	int ret;
+
+	/* A single-entry sg makes each segment exactly one RDMA WRITE. */
+	if (atomic_sub_return(op->nr_segs, &con->rd_credits) < 0) {
+		atomic_add(op->nr_segs, &con->rd_credits);
+		pr_warn_ratelimited("%s: out of send WRs for a %u-segment read\n",
+				    con->path->name, op->nr_segs);
+		*err = -ENOBUFS;
+		return NULL;
+	}
+	rd = kmalloc(struct_size(rd, seg, op->nr_segs), GFP_ATOMIC);
+	if (!rd) {
+		atomic_add(op->nr_segs, &con->rd_credits);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	rd->cqe.done = rift_srv_rd_done;
+	rd->con = con;
+	rd->nr = 0;
+	rd->credits = op->nr_segs;
+	for (i = 0; i < op->nr_segs; i++) {
+		struct rift_srv_rd_seg *s = &rd->seg[i];
+		const struct rift_rbuf *seg = &op->segs[i];
+
+		sg_init_table(&s->sg, 1);
+		sg_set_buf(&s->sg, data + off, seg->len);
+		ret = rdma_rw_ctx_init(&s->ctx, cm_id->qp, cm_id->port_num, &s->sg,
+				       1, 0, seg->addr, seg->rkey, DMA_TO_DEVICE);
+		if (ret < 0) {
+			rift_srv_rd_free(rd);
+			*err = ret;
+			return NULL;
+		}
+		rd->nr++;
+		off += seg->len;
+	}
+	rsp->wr_cqe = &rd->cqe;
+	rsp->send_flags = IB_SEND_SIGNALED;
+	for (i = op->nr_segs; i-- > 0;)
+		first = rdma_rw_ctx_wrs(&rd->seg[i].ctx, cm_id->qp, cm_id->port_num,
+					NULL, first);
+	return first;
+}
+
+/*
+ * Post the response (and a read's data) on the connection the request
+ * came on.  Caller holds the path's io_ref.  The op is released right
+ * before posting: the client cannot reuse the chunk before it has seen
+ * the response, and the read's WRs live in their own allocation.
+ */
+static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
+{
+	struct rift_srv_path *path = op->path;
+	struct rift_srv_con *con = op->con;
+	struct ib_send_wr wr = {}, *first = &wr;
+	struct rift_imm imm = {
+		.type	= RIFT_IMM_RSP,
+		.chunk	= op->chunk,
+	};
+	u32 sync_len = op->sync_len;
+	int ret;
+
+	if (op->dir == RIFT_READ && !err) {
+		first = rift_srv_rd_prepare(op, &wr, &err);
+		if (!first)
+			first = &wr;
+		sync_len = max(sync_len, op->data_off + op->data_len);
+	}
+	if (first == &wr) {
+		wr.wr_cqe = &con->tx_cqe;
+		if (rift_con_need_signal(&con->c))
+			wr.send_flags = IB_SEND_SIGNALED;
+	}
+	imm.err = err;
+	if (rift_imm_encode(&imm, &wr.ex.imm_data)) {
+		/* Cannot happen with a clamped errno; never leave a chunk stuck. */
+		imm.err = -EIO;
+		rift_imm_encode(&imm, &wr.ex.imm_data);
+	}
+	wr.opcode = IB_WR_SEND_WITH_IMM;
+	/* Hand what the CPU touched back to the device before the client may write. */
+	ib_dma_sync_single_for_device(path->ib_dev, rift_srv_chunk_dma(path, op->chunk),
+				      sync_len, DMA_BIDIRECTIONAL);
+	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+
+	ret = ib_post_send(con->c.cm_id->qp, first, NULL);
+	if (ret) {
+		if (first != &wr)
+			rift_srv_rd_free(container_of(wr.wr_cqe, struct rift_srv_rd, cqe));
+		rift_srv_path_fail(path, "cannot post a response: %d", ret);
+	}
+}
+
+/**
+ * rift_srv_resp() - answer a request
+ * @op: the request, as passed to rdma_ev
+ * @err: 0, or a negative errno for the client (clamped to the wire's range)
+ *
+ * Any context, including softirq.  For a successful read, the first
+ * data_len bytes of the data buffer rdma_ev was given are sent to the
+ * client first.  If the path the request came on has gone meanwhile,
+ * nothing is sent; the op is released either way and must not be touched
+ * again.
+ */
+void rift_srv_resp(struct rift_srv_op *op, int err)
+{
+	struct rift_srv_path *path = op->path;
+	struct rift_srv_sess *sess = op->sess;
+
+	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags)))
+		return;
+	if (WARN_ON_ONCE(err > 0))
+		err = -EIO;
+	err = max(err, -(int)RIFT_IMM_ERRNO_MAX);
+	if (err)
+		this_cpu_inc(path->stats->errors);
+	atomic_dec(&path->inflight);
+
+	if (percpu_ref_tryget_live(&path->io_ref)) {
+		rift_srv_send_rsp(op, err);
+		percpu_ref_put(&path->io_ref);
+	} else {
+		clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+	}
+	/* @op may already carry another request: only locals from here on. */
+	kobject_put(&path->kobj);
+	percpu_ref_put(&sess->ops_ref);
+}
+EXPORT_SYMBOL_GPL(rift_srv_resp);
+
+/*
+ * Validate a request and take the chunk's op for it.  Returns NULL after
+ * failing the path if the client sent something it must not have.
+ */
+static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
+					     const struct rift_imm *imm)
+{
+	struct rift_srv_path *path = con->path;
+	struct rift_srv_sess *sess = path->sess;
+	struct rift_srv_op *op = &sess->ops[imm->chunk];
+	const struct rift_io_limits lim = {
+		.chunk_size	= sess->chunk_size,
+		.max_io_size	= sess->max_io_size,
+	};
+	u8 *chunk = sess->chunks[imm->chunk];
+	dma_addr_t dma = rift_srv_chunk_dma(path, imm->chunk);
+	struct rift_io_req req;
+	u32 avail;
+	int err;
+
+	/* Decoded against the path's queue depth, so the chunk id is in range. */
+	if (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
+		rift_srv_path_fail(path, "request on chunk %u, which has one unanswered",
+				   imm->chunk);
+		return NULL;
+	}
+	if (imm->desc_off >= lim.chunk_size) {
+		err = -EBADMSG;
+		goto bad;
+	}
+	avail = min_t(u32, lim.chunk_size - imm->desc_off, RIFT_IO_DESC_MAX_LEN);
+	ib_dma_sync_single_for_cpu(path->ib_dev, dma + imm->desc_off, avail,
+				   DMA_BIDIRECTIONAL);
+	err = rift_proto_io_desc_decode(&lim, imm, chunk + imm->desc_off, avail,
+					&req, op->segs, RIFT_IO_MAX_SEGS);
+	if (err)
+		goto bad;
+	if (req.desc_off)
+		ib_dma_sync_single_for_cpu(path->ib_dev, dma, req.desc_off,
+					   DMA_BIDIRECTIONAL);
+
+	op->path = path;
+	op->con = con;
+	op->dir = req.dir == RIFT_IO_READ ? RIFT_READ : RIFT_WRITE;
+	op->data_off = req.data_off;
+	op->data_len = req.data_len;
+	op->usr_off = req.usr_off;
+	op->usr_len = req.usr_len;
+	op->nr_segs = req.nr_segs;
+	op->sync_len = req.desc_off + req.desc_len;
+	/* Released by rift_srv_resp(), see rift-srv.h. */
+	kobject_get(&path->kobj);
+	percpu_ref_get(&sess->ops_ref);
+	atomic_inc(&path->inflight);
+	if (op->dir == RIFT_READ) {
+		this_cpu_inc(path->stats->reqs_read);
+		this_cpu_add(path->stats->bytes_read, req.data_len);
+	} else {
+		this_cpu_inc(path->stats->reqs_write);
+		this_cpu_add(path->stats->bytes_write, req.data_len);
+	}
+	return op;
+
+bad:
+	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+	rift_srv_path_fail(path, "invalid request descriptor in chunk %u at %u: %d",
+			   imm->chunk, imm->desc_off, err);
+	return NULL;
+}
+
+static void rift_srv_op_deliver(struct rift_srv_op *op)
+{
+	struct rift_srv_sess *sess = op->sess;
+	u8 *chunk = sess->chunks[op->chunk];
+	int ret;
+
+	ret = sess->ctx->ops->rdma_ev(READ_ONCE(sess->priv), op, op->dir,
+				      chunk + op->data_off, op->data_len,
+				      chunk + op->usr_off, op->usr_len);
+	/* On 0 the op may already be answered and reused: leave it alone. */
+	if (ret < 0)
+		rift_srv_resp(op, ret);
+}
+
+static void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq)
+{
+	struct rift_imm imm = {
+		.type	= RIFT_IMM_HB_ACK,
+		.seq	= seq,
+	};
+	struct ib_send_wr wr = {
+		.opcode	= IB_WR_SEND_WITH_IMM,
+		.wr_cqe	= &con->tx_cqe,
+	};
+	int err;
+
+	err = rift_imm_encode(&imm, &wr.ex.imm_data);
+	if (!err) {
+		if (rift_con_need_signal(&con->c))
+			wr.send_flags = IB_SEND_SIGNALED;
+		err = ib_post_send(con->c.cm_id->qp, &wr, NULL);
+	}
+	if (err)
+		rift_srv_path_fail(con->path, "cannot answer a heartbeat: %d", err);
+}
+
+static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
+				 __be32 imm_data)
+{
+	struct rift_srv_path *path = con->path;
+	enum rift_srv_path_state state = READ_ONCE(path->state);
+	struct rift_srv_op *op = NULL;
+	struct rift_imm imm;
+
+	if (state != RIFT_SRV_PATH_CONNECTED) {
+		if (state == RIFT_SRV_PATH_CONNECTING)
+			rift_srv_path_fail(path, "message before INFO_RSP");
+		return;
+	}
+	if (rift_imm_decode(imm_data, path->queue_depth, &imm)) {
+		rift_srv_path_fail(path, "malformed immediate data 0x%08x",
+				   be32_to_cpu(imm_data));
+		return;
+	}
+	switch (imm.type) {
+	case RIFT_IMM_WRITE:
+	case RIFT_IMM_READ:
+		op = rift_srv_op_start(con, &imm);
+		if (!op)
+			return;
+		break;
+	case RIFT_IMM_HB:
+		rift_srv_send_hb_ack(con, imm.seq);
+		break;
+	case RIFT_IMM_HB_ACK:
+		break;
+	default:
+		rift_srv_path_fail(path, "unexpected message type %u", imm.type);
+		return;
+	}
+	/* Repost first: the ULP may answer at once and the client send again. */
+	if (rift_post_recv(&con->c, iu)) {
+		rift_srv_path_fail(path, "cannot repost a receive");
+		if (op)
+			rift_srv_resp(op, -ECONNRESET);
+		return;
+	}
+	if (op)
+		rift_srv_op_deliver(op);
+}
+
+/**
+ * rift_srv_rx_done() - completion of every receive on a server connection
+ * @cq: completion queue
+ * @wc: work completion
+ *
+ * Softirq: requests go to the ULP from here; INFO_REQ and anything that
+ * needs to sleep or tear down is handed to the path's work items.
+ */
+void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_iu *iu = container_of(wc->wr_cqe, struct rift_iu, cqe);
+	struct rift_srv_con *con = rift_srv_wc_con(wc);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		/* A flush while closing is expected and ignored by the fail. */
+		rift_srv_path_fail(con->path, "connection %u: receive failed: %s",
+				   con->idx, ib_wc_status_msg(wc->status));
+		return;
+	}
+	if (iu == READ_ONCE(con->info_rx)) {
+		rift_srv_info_req_arrived(con, wc);
+		return;
+	}
+	if (!(wc->wc_flags & IB_WC_WITH_IMM)) {
+		rift_srv_path_fail(con->path, "connection %u: message without immediate data",
+				   con->idx);
+		return;
+	}
+	rift_srv_imm_arrived(con, iu, wc->ex.imm_data);
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift server: sysfs.  /sys/class/rift-server/<session>/ and its
+ * paths/<path>/ directories; see
+ * Documentation/ABI/testing/sysfs-class-rift-server.
+ *
+ * A session appears once its name is known (the first INFO_REQ), a path
+ * once it has sent its INFO_REQ; both disappear when torn down.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "rift-srv.h"
+
+#define to_sess(d) container_of(d, struct rift_srv_sess, dev)
+#define to_path(k) container_of(k, struct rift_srv_path, kobj)
+
+/* Session attributes. */
+
+static ssize_t state_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  rift_srv_sess_state_str(READ_ONCE(to_sess(dev)->state)));
+}
+
+static DEVICE_ATTR_RO(state);
+
+static ssize_t port_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_sess(dev)->port);
+}
+
+static DEVICE_ATTR_RO(port);
+
+static ssize_t queue_depth_show(struct device *dev, struct device_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_sess(dev)->queue_depth);
+}
+
+static DEVICE_ATTR_RO(queue_depth);
+
+static ssize_t chunk_size_show(struct device *dev, struct device_attribute *attr,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_sess(dev)->chunk_size);
+}
+
+static DEVICE_ATTR_RO(chunk_size);
+
+static ssize_t max_io_size_show(struct device *dev, struct device_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_sess(dev)->max_io_size);
+}
+
+static DEVICE_ATTR_RO(max_io_size);
+
+static ssize_t pinned_bytes_show(struct device *dev, struct device_attribute *attr,
+				 char *buf)
+{
+	struct rift_srv_sess *sess = to_sess(dev);
+
+	return sysfs_emit(buf, "%llu\n", (u64)sess->queue_depth * sess->chunk_size);
+}
+
+static DEVICE_ATTR_RO(pinned_bytes);
+
+static struct attribute *rift_srv_sess_attrs[] = {
+	&dev_attr_state.attr,
+	&dev_attr_port.attr,
+	&dev_attr_queue_depth.attr,
+	&dev_attr_chunk_size.attr,
+	&dev_attr_max_io_size.attr,
+	&dev_attr_pinned_bytes.attr,
+	NULL,
+};
+
+static const struct attribute_group rift_srv_sess_group = {
+	.attrs = rift_srv_sess_attrs,
+};
+
+const struct attribute_group *rift_srv_sess_groups[] = {
+	&rift_srv_sess_group,
+	NULL,
+};
+
+/**
+ * rift_srv_sess_sysfs_add() - register a session's device under its name
+ * @sess: session whose name was just set; caller holds its lock
+ *
+ * Return: 0, or a negative errno with nothing registered.
+ */
+int rift_srv_sess_sysfs_add(struct rift_srv_sess *sess)
+{
+	int err;
+
+	err = dev_set_name(&sess->dev, "%s", sess->name);
+	if (err)
+		return err;
+	err = device_add(&sess->dev);
+	if (err)
+		return err;
+	sess->paths_kobj = kobject_create_and_add("paths", &sess->dev.kobj);
+	if (!sess->paths_kobj) {
+		device_del(&sess->dev);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * rift_srv_sess_sysfs_del() - undo rift_srv_sess_sysfs_add()
+ * @sess: session, possibly never registered
+ */
+void rift_srv_sess_sysfs_del(struct rift_srv_sess *sess)
+{
+	if (sess->paths_kobj) {
+		kobject_del(sess->paths_kobj);
+		kobject_put(sess->paths_kobj);
+		sess->paths_kobj = NULL;
+	}
+	if (device_is_registered(&sess->dev))
+		device_del(&sess->dev);
+}
+
+/* Path attributes. */
+
+static ssize_t path_state_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  rift_srv_path_state_str(READ_ONCE(to_path(kobj)->state)));
+}
+
+static struct kobj_attribute rift_srv_path_state_attr =
+	__ATTR(state, 0444, path_state_show, NULL);
+
+static ssize_t con_states_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	struct rift_srv_path *path = to_path(kobj);
+	int len = 0;
+	u16 i;
+
+	for (i = 0; i < path->con_cnt; i++)
+		len += sysfs_emit_at(buf, len, "%s%s", i ? " " : "",
+				     rift_srv_con_state_str(READ_ONCE(path->cons[i].state)));
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static struct kobj_attribute rift_srv_path_con_states_attr = __ATTR_RO(con_states);
+
+static ssize_t src_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%pISc\n", &to_path(kobj)->src);
+}
+
+static struct kobj_attribute rift_srv_path_src_attr = __ATTR_RO(src_addr);
+
+static ssize_t dst_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%pISpc\n", &to_path(kobj)->dst);
+}
+
+static struct kobj_attribute rift_srv_path_dst_attr = __ATTR_RO(dst_addr);
+
+static ssize_t hca_name_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_path(kobj)->hca_name);
+}
+
+static struct kobj_attribute rift_srv_path_hca_name_attr = __ATTR_RO(hca_name);
+
+static ssize_t hca_port_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_path(kobj)->hca_port);
+}
+
+static struct kobj_attribute rift_srv_path_hca_port_attr = __ATTR_RO(hca_port);
+
+static ssize_t disconnect_store(struct kobject *kobj, struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	/*
+	 * Only queue the teardown: it removes this very file, which waits
+	 * for this write to return, so doing it here would deadlock or,
+	 * done carelessly, free the path under us (CVE-2024-50062).  The
+	 * path stays alive until the close work's final put, after that
+	 * removal.
+	 */
+	rift_srv_path_fail(to_path(kobj), "disconnected through sysfs");
+	return count;
+}
+
+static struct kobj_attribute rift_srv_path_disconnect_attr = __ATTR_WO(disconnect);
+
+static struct attribute *rift_srv_path_attrs[] = {
+	&rift_srv_path_state_attr.attr,
+	&rift_srv_path_con_states_attr.attr,
+	&rift_srv_path_src_attr.attr,
+	&rift_srv_path_dst_attr.attr,
+	&rift_srv_path_hca_name_attr.attr,
+	&rift_srv_path_hca_port_attr.attr,
+	&rift_srv_path_disconnect_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group rift_srv_path_group = {
+	.attrs = rift_srv_path_attrs,
+};
+
+/* Path statistics: per-CPU counters, each shown as the sum over all CPUs. */
+
+struct rift_srv_stat_attr {
+	struct kobj_attribute	attr;
+	size_t			off;
+};
+
+static ssize_t rift_srv_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+				  char *buf)
+{
+	struct rift_srv_path *path = to_path(kobj);
+	size_t off = container_of(attr, struct rift_srv_stat_attr, attr)->off;
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *(u64 *)((u8 *)per_cpu_ptr(path->stats, cpu) + off);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+
+static struct rift_srv_stat_attr rift_srv_stat_counters[] = {
+	{ __ATTR(reqs_read, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, reqs_read) },
+	{ __ATTR(reqs_write, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, reqs_write) },
+	{ __ATTR(bytes_read, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, bytes_read) },
+	{ __ATTR(bytes_write, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, bytes_write) },
+	{ __ATTR(errors, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, errors) },
+};
+
+static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&to_path(kobj)->inflight));
+}
+
+static struct kobj_attribute rift_srv_stat_inflight = __ATTR_RO(inflight);
+
+static struct attribute *rift_srv_stats_attrs[] = {
+	&rift_srv_stat_counters[0].attr.attr,
+	&rift_srv_stat_counters[1].attr.attr,
+	&rift_srv_stat_counters[2].attr.attr,
+	&rift_srv_stat_counters[3].attr.attr,
+	&rift_srv_stat_counters[4].attr.attr,
+	&rift_srv_stat_inflight.attr,
+	NULL,
+};
+
+static const struct attribute_group rift_srv_stats_group = {
+	.name = "stats",
+	.attrs = rift_srv_stats_attrs,
+};
+
+const struct attribute_group *rift_srv_path_groups[] = {
+	&rift_srv_path_group,
+	&rift_srv_stats_group,
+	NULL,
+};
+
+/**
+ * rift_srv_path_sysfs_add() - create paths/<name>/ of a path
+ * @path: path of a registered session; caller holds the session's lock
+ *
+ * Return: 0, -EEXIST if another path of the session has the same
+ * addresses, or another negative errno.
+ */
+int rift_srv_path_sysfs_add(struct rift_srv_path *path)
+{
+	struct rift_srv_sess *sess = path->sess;
+	struct rift_srv_path *p;
+	int err;
+
+	lockdep_assert_held(&sess->lock);
+	/* Checked first: kobject_add() would warn loudly about a clash. */
+	list_for_each_entry(p, &sess->paths, entry)
+		if (p->in_sysfs && !strcmp(p->name, path->name))
+			return -EEXIST;
+	err = kobject_add(&path->kobj, sess->paths_kobj, "%s", path->name);
+	if (err)
+		return err;
+	path->in_sysfs = true;
+	return 0;
+}
+
+/**
+ * rift_srv_path_sysfs_del() - remove a path's directory
+ * @path: path, possibly never added
+ */
+void rift_srv_path_sysfs_del(struct rift_srv_path *path)
+{
+	if (!path->in_sysfs)
+		return;
+	kobject_del(&path->kobj);
+	path->in_sysfs = false;
+}

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rift server: internal structures.
+ *
+ * Object model: a context (one per rift_srv_open(), i.e. per ULP and port)
+ * owns sessions; a session owns the chunks and one op per chunk and has
+ * one or more paths; a path owns its connections, the per-path chunk
+ * registrations and the INFO exchange.
+ *
+ * Lifetimes:
+ *  - A session's memory lives as long as its struct device.  The context's
+ *    session list holds one reference, every path holds one.
+ *  - A path's memory lives as long as its kobject.  The session's path
+ *    list holds one reference (dropped by the close work), every queued
+ *    work item holds one, and every op handed to the ULP holds one, so
+ *    rift_srv_resp() can always look at the path it came from.
+ *  - path->io_ref guards posting on the path's QPs from rift_srv_resp():
+ *    the close work kills it and waits for it before draining the QPs.
+ *  - sess->ops_ref counts ops at the ULP.  It is killed when the last path
+ *    is gone; its release queues the session's release work, which calls
+ *    link_ev(DISCONNECTED) and unlinks the session.  Ops therefore stay
+ *    valid until the last path is gone and every op has been answered.
+ *
+ * Locking order: ctx->lock, sess->lock, path->lock.  Control work (INFO,
+ * close, session release) runs on one ordered workqueue, which serialises
+ * it and lets sysfs names be checked without further locks.
+ */
+#ifndef _RIFT_SRV_H
+#define _RIFT_SRV_H
+
+#include <linux/device.h>
+#include <linux/kobject.h>
+#include <linux/workqueue.h>
+#include <linux/completion.h>
+#include <linux/percpu.h>
+#include <linux/percpu-refcount.h>
+#include <linux/wait.h>
+
+#include <rift/rift.h>
+#include "rift-core.h"
+
+/* Receives kept posted per connection beyond one per chunk (HB, HB_ACK). */
+#define RIFT_SRV_RX_HEADROOM	16
+/* Send WRs budgeted per request for the RDMA WRITEs of a read. */
+#define RIFT_SRV_RD_WRS		2
+/* Send WRs for control traffic (HB_ACK) per connection. */
+#define RIFT_SRV_CTL_WRS	16
+/* A path that has not finished its INFO exchange by then is closed. */
+#define RIFT_SRV_SETUP_TIMEOUT_MS	60000
+
+/**
+ * enum rift_srv_cm_kind - what an rdma_cm id's context points at
+ * @RIFT_SRV_CM_LISTENER: a context's listener
+ * @RIFT_SRV_CM_CON: a connection of a path
+ */
+enum rift_srv_cm_kind {
+	RIFT_SRV_CM_LISTENER,
+	RIFT_SRV_CM_CON,
+};
+
+/**
+ * struct rift_srv_cm_tag - first thing an rdma_cm id's context points at
+ * @kind: which object contains the tag
+ *
+ * Child ids inherit the listener's context until CONNECT_REQUEST points
+ * them at their connection, so one handler must tell the two apart.
+ */
+struct rift_srv_cm_tag {
+	enum rift_srv_cm_kind	kind;
+};
+
+enum rift_srv_sess_state {
+	RIFT_SRV_SESS_CONNECTING,
+	RIFT_SRV_SESS_CONNECTED,
+	RIFT_SRV_SESS_CLOSING,
+	RIFT_SRV_SESS_CLOSED,
+	RIFT_SRV_SESS_STATE_NR,
+};
+
+enum rift_srv_path_state {
+	RIFT_SRV_PATH_CONNECTING,
+	RIFT_SRV_PATH_CONNECTED,
+	RIFT_SRV_PATH_CLOSING,
+	RIFT_SRV_PATH_CLOSED,
+	RIFT_SRV_PATH_STATE_NR,
+};
+
+enum rift_srv_con_state {
+	RIFT_SRV_CON_IDLE,
+	RIFT_SRV_CON_CONNECTING,
+	RIFT_SRV_CON_CONNECTED,
+	RIFT_SRV_CON_CLOSING,
+	RIFT_SRV_CON_CLOSED,
+	RIFT_SRV_CON_STATE_NR,
+};
+
+/**
+ * struct rift_srv_ctx - what rift_srv_open() returns
+ * @tag: rdma_cm context of the listener
+ * @listen_id: the listener
+ * @ops: ULP callbacks
+ * @priv: ULP data for link_ev, and the default session data for rdma_ev
+ * @port: port listened on
+ * @lock: guards @sessions and @closing
+ * @sessions: sessions of this context
+ * @nr_sess: sessions not yet released; rift_srv_close() waits for 0
+ * @wait: woken when @nr_sess drops
+ * @closing: rift_srv_close() started; new connections are refused
+ */
+struct rift_srv_ctx {
+	struct rift_srv_cm_tag		tag;
+	struct rdma_cm_id		*listen_id;
+	const struct rift_srv_ops	*ops;
+	void				*priv;
+	u16				port;
+	struct mutex			lock;	/* sessions, closing */
+	struct list_head		sessions;
+	atomic_t			nr_sess;
+	wait_queue_head_t		wait;
+	bool				closing;
+};
+
+/* rift_srv_op.flags */
+#define RIFT_SRV_OP_BUSY	0
+
+/**
+ * struct rift_srv_op - one request, preallocated per chunk
+ * @flags: RIFT_SRV_OP_BUSY while the ULP owns the request
+ * @sess: owning session (fixed)
+ * @segs: client segments of a read (fixed, RIFT_IO_MAX_SEGS entries)
+ * @chunk: chunk id (fixed)
+ * @path: path the request arrived on; holds a reference on it
+ * @con: connection the request arrived on; the response goes there
+ * @dir: direction
+ * @data_off: payload offset in the chunk
+ * @data_len: payload length
+ * @usr_off: ULP header offset in the chunk
+ * @usr_len: ULP header length
+ * @nr_segs: entries in @segs
+ * @sync_len: bytes at the start of the chunk the CPU took ownership of
+ */
+struct rift_srv_op {
+	unsigned long		flags;
+	struct rift_srv_sess	*sess;
+	struct rift_rbuf	*segs;
+	u16			chunk;
+	struct rift_srv_path	*path;
+	struct rift_srv_con	*con;
+	enum rift_dir		dir;
+	u32			data_off;
+	u32			data_len;
+	u32			usr_off;
+	u16			usr_len;
+	u16			nr_segs;
+	u32			sync_len;
+};
+
+/**
+ * struct rift_srv_sess - a client's session
+ * @dev: /sys/class/rift-server/<name>, added once the name is known
+ * @paths_kobj: its paths/ directory
+ * @entry: in the context's session list
+ * @ctx: owning context
+ * @uuid: session identity chosen by the client
+ * @label: @name once known, else @uuid_str; for log lines
+ * @uuid_str: @uuid as text
+ * @name: session name from the first INFO_REQ
+ * @named: @name is set (and never changes again)
+ * @state: see enum rift_srv_sess_state; guarded by @lock
+ * @lock: guards @paths, @state, @name, @ulp_up, @ops_killed
+ * @paths: path instances, closing ones included until their close work ends
+ * @ulp_up: link_ev(CONNECTED) was delivered, so DISCONNECTED is owed
+ * @ops_killed: @ops_ref was killed (the last path is gone)
+ * @priv: data passed to rdma_ev, see rift_srv_set_sess_priv()
+ * @port: port of the context
+ * @queue_depth: chunks
+ * @chunk_size: bytes per chunk
+ * @max_io_size: largest data length of a request
+ * @chunks: kernel addresses of the chunks, each physically contiguous
+ * @ops: one op per chunk
+ * @segs: segment storage of all ops
+ * @ops_ref: ops at the ULP, see the top of this file
+ * @release_work: tells the ULP and unlinks the session
+ */
+struct rift_srv_sess {
+	struct device		dev;
+	struct kobject		*paths_kobj;
+	struct list_head	entry;
+	struct rift_srv_ctx	*ctx;
+	u8			uuid[RIFT_UUID_LEN];
+	const char		*label;
+	char			uuid_str[40];
+	char			name[RIFT_NAME_MAX + 1];
+	bool			named;
+	enum rift_srv_sess_state state;
+	struct mutex		lock;	/* paths, state, name */
+	struct list_head	paths;
+	bool			ulp_up;
+	bool			ops_killed;
+	void			*priv;
+	u16			port;
+	u32			queue_depth;
+	u32			chunk_size;
+	u32			max_io_size;
+	void			**chunks;
+	struct rift_srv_op	*ops;
+	struct rift_rbuf	*segs;
+	struct percpu_ref	ops_ref;
+	struct work_struct	release_work;
+};
+
+/**
+ * struct rift_srv_con - one connection of a path
+ * @tag: rdma_cm context of @c.cm_id
+ * @c: verbs state; @c.cm_id is owned from CONNECT_REQUEST on
+ * @path: owning path
+ * @idx: index within the path
+ * @state: see enum rift_srv_con_state; guarded by the path's lock
+ * @rx: receive buffers
+ * @nr_rx: entries in @rx
+ * @info_rx: INFO_REQ buffer (connection 0 until INFO_REQ is processed)
+ * @tx_cqe: completion of responses to writes and of HB_ACKs
+ * @rd_credits: send WRs left for the RDMA WRITEs of reads
+ */
+struct rift_srv_con {
+	struct rift_srv_cm_tag	tag;
+	struct rift_con		c;
+	struct rift_srv_path	*path;
+	u16			idx;
+	enum rift_srv_con_state	state;
+	struct rift_iu		**rx;
+	u32			nr_rx;
+	struct rift_iu		*info_rx;
+	struct ib_cqe		tx_cqe;
+	atomic_t		rd_credits;
+};
+
+/**
+ * struct rift_srv_stats - per-CPU path counters
+ * @reqs_read: read requests received
+ * @reqs_write: write requests received
+ * @bytes_read: payload bytes of reads
+ * @bytes_write: payload bytes of writes
+ * @errors: requests answered with an error
+ */
+struct rift_srv_stats {
+	u64	reqs_read;
+	u64	reqs_write;
+	u64	bytes_read;
+	u64	bytes_write;
+	u64	errors;
+};
+
+/**
+ * struct rift_srv_path - one instance of a client path
+ * @kobj: /sys/class/rift-server/<sess>/paths/<name>/
+ * @entry: in the session's path list
+ * @sess: owning session
+ * @name: "<client addr>@<server addr:port>"
+ * @uuid: path identity chosen by the client
+ * @reconnect_gen: generation of this instance
+ * @version: protocol version negotiated by its first connection
+ * @con_cnt: connections
+ * @queue_depth: chunks granted to this path
+ * @created_sess: the session was created for this path (CON_RSP flag)
+ * @state: see enum rift_srv_path_state; guarded by @lock
+ * @lock: guards @state, the connections' states, @info_rcvd, @info_len
+ * @info_rcvd: INFO_REQ arrived
+ * @info_len: its length
+ * @refused: the INFO_RSP refuses the path; close once it is sent
+ * @in_sysfs: @kobj was added (changed by the ordered workqueue only)
+ * @src: client address
+ * @dst: server address
+ * @ib_dev: device of every connection of the path
+ * @hca_name: its name, kept for sysfs past the device's lifetime
+ * @hca_port: its port
+ * @dev: PD reference for the chunk MRs
+ * @sgs: per-chunk scatterlists mapped for @ib_dev
+ * @nr_mapped: entries of @sgs mapped
+ * @mrs: per-chunk MRs
+ * @nr_mrs: entries of @mrs allocated
+ * @reg_cqe: completion of the REG_MR WRs (seen only on failure)
+ * @info_tx: INFO_RSP buffer
+ * @cons: connections
+ * @io_ref: see the top of this file
+ * @io_done: @io_ref reached zero after being killed
+ * @info_work: processes INFO_REQ
+ * @close_work: tears the path down
+ * @setup_work: closes a path stuck before CONNECTED
+ * @stats: counters
+ * @inflight: requests at the ULP
+ */
+struct rift_srv_path {
+	struct kobject			kobj;
+	struct list_head		entry;
+	struct rift_srv_sess		*sess;
+	char				name[128];
+	u8				uuid[RIFT_UUID_LEN];
+	u32				reconnect_gen;
+	u16				version;
+	u16				con_cnt;
+	u16				queue_depth;
+	bool				created_sess;
+	enum rift_srv_path_state	state;
+	spinlock_t			lock;	/* state, con states, info_rcvd */
+	bool				info_rcvd;
+	u32				info_len;
+	bool				refused;
+	bool				in_sysfs;
+	struct sockaddr_storage		src;
+	struct sockaddr_storage		dst;
+	struct ib_device		*ib_dev;
+	char				hca_name[IB_DEVICE_NAME_MAX];
+	u32				hca_port;
+	struct rift_dev			*dev;
+	struct scatterlist		*sgs;
+	u32				nr_mapped;
+	struct ib_mr			**mrs;
+	u32				nr_mrs;
+	struct ib_cqe			reg_cqe;
+	struct rift_iu			*info_tx;
+	struct rift_srv_con		*cons;
+	struct percpu_ref		io_ref;
+	struct completion		io_done;
+	struct work_struct		info_work;
+	struct work_struct		close_work;
+	struct delayed_work		setup_work;
+	struct rift_srv_stats __percpu	*stats;
+	atomic_t			inflight;
+};
+
+/* rift-srv-main.c */
+extern struct class rift_srv_class;
+extern struct workqueue_struct *rift_srv_wq;
+u32 rift_srv_param_max_queue_depth(void);
+u32 rift_srv_param_chunk_size(void);
+u32 rift_srv_param_hb_interval_ms(void);
+
+/* rift-srv-conn.c */
+int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
+void rift_srv_path_fail(struct rift_srv_path *path, const char *fmt, ...)
+	__printf(2, 3);
+void rift_srv_sess_close(struct rift_srv_sess *sess, struct rift_srv_path *except,
+			 const char *why);
+const char *rift_srv_sess_state_str(enum rift_srv_sess_state s);
+const char *rift_srv_path_state_str(enum rift_srv_path_state s);
+const char *rift_srv_con_state_str(enum rift_srv_con_state s);
+const char *rift_srv_sess_label(struct rift_srv_sess *sess);
+bool rift_srv_sess_change_state(struct rift_srv_sess *sess,
+				enum rift_srv_sess_state new);
+bool rift_srv_path_change_state(struct rift_srv_path *path,
+				enum rift_srv_path_state new);
+bool rift_srv_path_all_connected(struct rift_srv_path *path);
+
+/* rift-srv-info.c */
+void rift_srv_info_req_arrived(struct rift_srv_con *con, struct ib_wc *wc);
+void rift_srv_path_queue_info(struct rift_srv_path *path);
+void rift_srv_path_info_work(struct work_struct *work);
+void rift_srv_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+void rift_srv_path_unreg_chunks(struct rift_srv_path *path);
+
+/* rift-srv-io.c */
+void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+void rift_srv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+struct rift_srv_con *rift_srv_wc_con(struct ib_wc *wc);
+int rift_srv_sess_init_ops(struct rift_srv_sess *sess);
+
+/* rift-srv-sysfs.c */
+extern const struct attribute_group *rift_srv_sess_groups[];
+extern const struct attribute_group *rift_srv_path_groups[];
+int rift_srv_sess_sysfs_add(struct rift_srv_sess *sess);
+void rift_srv_sess_sysfs_del(struct rift_srv_sess *sess);
+int rift_srv_path_sysfs_add(struct rift_srv_path *path);
+void rift_srv_path_sysfs_del(struct rift_srv_path *path);
+
+#endif /* _RIFT_SRV_H */
