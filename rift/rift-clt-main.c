@@ -265,8 +265,12 @@ EXPORT_SYMBOL_GPL(rift_clt_open);
 
 /**
  * rift_clt_close() - close a session
- * @sess: session from rift_clt_open(); no request of it may be in flight
- *	submission any more (outstanding ones are failed)
+ * @sess: session from rift_clt_open()
+ *
+ * The ULP must not submit new requests once it calls this.  Requests still
+ * in flight are completed with -ECONNRESET before it returns (their done
+ * callbacks may still put their permits); after it returns the ULP must
+ * not touch @sess again.  Must not be called from a link_ev callback.
  */
 void rift_clt_close(struct rift_clt_sess *sess)
 {
