@@ -112,7 +112,12 @@ u32 rift_srv_param_hb_interval_ms(void)
  * @port: rdma_cm port; 0 for %RIFT_DEFAULT_PORT
  *
  * Listens on every address, IPv4 and IPv6, of every RDMA device.  Several
- * contexts may coexist on different ports.
+ * contexts may coexist on different ports.  rdma_ev is called from the
+ * completion queue's softirq and must not sleep; it gets the session's
+ * data (see rift_srv_set_sess_priv()).  link_ev is called from a
+ * workqueue, may sleep and gets @priv; CONNECTED comes before the client
+ * can send its first request, DISCONNECTED only for a session whose
+ * CONNECTED was accepted, once it has no path and no unanswered request.
  *
  * Return: the context, or an ERR_PTR (-EADDRINUSE if the port is taken).
  */
