@@ -15,7 +15,7 @@ PKGS=(
 	make gcc clang libclang-rt-14-dev sparse perl python3 bc
 	qemu-system-x86 busybox-static cpio kmod iproute2 procps util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest fio nvme-cli
-	xz-utils e2fsprogs iputils-ping
+	xz-utils e2fsprogs iputils-ping librdmacm-dev libibverbs-dev
 )
 
 RIFT_CACHE=${RIFT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rift}

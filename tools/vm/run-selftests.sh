@@ -40,6 +40,9 @@ make -s -C "$RIFT_TOP" modules >"$out/build.log" 2>&1 ||
 make -s -C "$(dirname "$(readlink -f "/lib/modules/$(vm_kver)/build/Makefile")")" \
 	M="$RIFT_TOP/tools/vm/canary" modules >>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; vm_die "canary module build failed"; }
+# The hostile peer runs from the read-only tree: build it here.
+make -s -C "$RIFT_TOP/tools/peer" >>"$out/build.log" 2>&1 ||
+	{ cat "$out/build.log" >&2; vm_die "rift-peer build failed"; }
 
 # Kill VM NAME once the test it reports as running is overdue.
 watch_vm()

@@ -1,0 +1,1708 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rift-peer: a hostile Rift client in user space.
+ *
+ * Connects to a kernel Rift server (rift-server.ko serving the test ULP,
+ * rift-test.ko server=1) over rdma_cm and breaks the wire protocol on
+ * purpose, one case at a time.  Every case asserts the server's exact
+ * answer: the reason code of a REJECT, the status of an INFO_RSP, the
+ * errno in an IO response, the sequence number echoed by HB_ACK, or the
+ * server closing the connection on its own within the time limit.
+ *
+ * Messages are built and parsed with Rift's own codec (rift/rift-proto.c,
+ * compiled here against the shim headers of tools/unit), so the peer
+ * cannot drift from Documentation/rift-protocol.rst; the hostile cases
+ * start from a valid encoding and break its bytes afterwards.
+ *
+ * usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [CASE...]
+ *        rift-peer -l
+ *
+ *   -s, -d   client and server IPv4 addresses (198.18.0.2, 198.18.0.1)
+ *   -p       server port (7674)
+ *   -t       limit of every single wait, in ms (10000)
+ *   -l       list the cases
+ *
+ * Runs the named cases, or all of them, and prints KTAP: one line per
+ * case, diagnostics as "# case: ..." lines.  A case marked TODO documents
+ * a known server gap; it is reported but does not fail the run.  Exits 1
+ * if any other case failed, 2 on a usage error.  Built and run by
+ * selftests/hostile_peer.sh.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+#include <asm/byteorder.h>
+#include <rift/rift-proto.h>
+
+#include "peer-rdma.h"
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+/* Chunks every path asks for; the server may grant fewer. */
+#define PEER_QD			8
+/* rift-test's ULP header magic, "REST" (rift/rift-test.c). */
+#define TEST_MAGIC		0x54534552U
+/* How long to make sure something does not happen. */
+#define QUIET_MS		1000
+
+static_assert(PEER_INFO_RX_LEN == RIFT_INFO_MAX_LEN);
+/* all_chunks_in_flight keeps a bitmap of chunks in a u32. */
+static_assert(PEER_QD <= 32);
+
+/* rift-test's ULP header, in front of every request. */
+struct test_hdr {
+	__le32	magic;
+	__le32	len;
+	__le64	offset;
+};
+
+/**
+ * struct path - one path of a session, as the peer sees it
+ * @tgt: addresses it connects over
+ * @req: CON_REQ template; each connection sets its con_idx
+ * @rsp: CON_RSP of the first connection accepted
+ * @con: the connections
+ * @info: the INFO_RSP, once received
+ * @chunks: its chunk table
+ * @name: session name the INFO_REQ carries
+ */
+struct path {
+	const struct peer_target *tgt;
+	struct rift_con_req	req;
+	struct rift_con_rsp	rsp;
+	struct peer_conn	*con[2];
+	struct rift_info	info;
+	struct rift_rbuf	chunks[PEER_QD];
+	char			name[RIFT_NAME_MAX + 1];
+};
+
+/**
+ * struct io - a request laid out in a local image of a server chunk
+ * @req: descriptor contents and layout, from the codec
+ * @imm: the immediate announcing it
+ * @len: bytes of @img to write into the chunk
+ * @img: payload, ULP header and descriptor at their chunk offsets
+ */
+struct io {
+	struct rift_io_req	req;
+	struct rift_imm		imm;
+	u32			len;
+	u8			img[2 * RIFT_CHUNK_SIZE_MIN];
+};
+
+/**
+ * struct peer_case - one test point
+ * @name: KTAP name, also the command line name
+ * @run: the test; true if the server answered as expected
+ * @arg: variant, for cases that share @run
+ * @todo: set for a known server gap: the reason it is expected to fail
+ */
+struct peer_case {
+	const char	*name;
+	bool		(*run)(const struct peer_case *tc);
+	int		arg;
+	const char	*todo;
+};
+
+static struct peer_target target = {
+	.src	= "198.18.0.2",
+	.dst	= "198.18.0.1",
+	.port	= 7674,
+};
+
+/* The same link the other way round: a second path of a session. */
+static struct peer_target reverse;
+
+static const char *cur_case = "rift-peer";
+/* How a failed expectation is flagged: TODO cases are expected to fail. */
+static const char *fail_tag = "FAIL";
+static u8 run_id[8];
+static u32 uuid_seq;
+static u32 name_seq;
+
+static __printf(1, 2) void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# %s: ", cur_case);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Check @cond; if false, say why.  Evaluates to @cond, so checks chain. */
+#define EXPECT(cond, fmt, ...) \
+	((cond) ? true : (diag("%s: " fmt, fail_tag, ##__VA_ARGS__), false))
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void put_le16(u8 *p, u16 v)
+{
+	__le16 w = cpu_to_le16(v);
+
+	memcpy(p, &w, sizeof(w));
+}
+
+static void put_le32(u8 *p, u32 v)
+{
+	__le32 w = cpu_to_le32(v);
+
+	memcpy(p, &w, sizeof(w));
+}
+
+static void put_le64(u8 *p, u64 v)
+{
+	__le64 w = cpu_to_le64(v);
+
+	memcpy(p, &w, sizeof(w));
+}
+
+static const char *outcome_str(enum peer_outcome o)
+{
+	static const char * const s[] = {
+		[PEER_ESTABLISHED]	= "accepted",
+		[PEER_REJECTED]		= "rejected",
+		[PEER_DISCONNECTED]	= "disconnected",
+		[PEER_TIMEOUT]		= "timed out",
+		[PEER_ERROR]		= "failed",
+	};
+
+	return s[o];
+}
+
+/* Every session and path of a run gets a fresh UUID, never all-zero. */
+static void uuid_new(u8 *uuid)
+{
+	u32 n = ++uuid_seq;
+
+	memcpy(uuid, run_id, sizeof(run_id));
+	memset(uuid + 8, 0, 4);
+	memcpy(uuid + 12, &n, sizeof(n));
+}
+
+static void con_req_init(struct rift_con_req *req, u16 con_cnt, u32 gen)
+{
+	memset(req, 0, sizeof(*req));
+	req->min_version = RIFT_PROTO_VERSION_MIN;
+	req->max_version = RIFT_PROTO_VERSION_MAX;
+	req->con_cnt = con_cnt;
+	req->queue_depth = PEER_QD;
+	req->reconnect_gen = gen;
+	uuid_new(req->sess_uuid);
+	uuid_new(req->path_uuid);
+}
+
+/* A new session with one path of @con_cnt connections, none connected. */
+static void path_init(struct path *p, u16 con_cnt, u32 gen)
+{
+	memset(p, 0, sizeof(*p));
+	p->tgt = &target;
+	con_req_init(&p->req, con_cnt, gen);
+	snprintf(p->name, sizeof(p->name), "rift-peer-%d-%u", (int)getpid(),
+		 ++name_seq);
+}
+
+/* Another path of @sess's session, with the same name. */
+static void path_init_sibling(struct path *p, const struct path *sess, u32 gen)
+{
+	path_init(p, 1, gen);
+	memcpy(p->req.sess_uuid, sess->req.sess_uuid, RIFT_UUID_LEN);
+	memcpy(p->name, sess->name, sizeof(p->name));
+}
+
+static void path_down(struct path *p)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(p->con); i++) {
+		peer_conn_free(p->con[i]);
+		p->con[i] = NULL;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Connection establishment                                            */
+/* ------------------------------------------------------------------ */
+
+static struct peer_conn *dial(const struct peer_target *t, const void *priv,
+			      size_t len, enum peer_outcome *o)
+{
+	struct peer_conn *c;
+	char err[160];
+
+	*o = PEER_ERROR;
+	c = peer_conn_new(t, err, sizeof(err));
+	if (!c) {
+		diag("%s: no route %s -> %s:%u: %s", fail_tag, t->src, t->dst, t->port,
+		     err);
+		return NULL;
+	}
+	*o = peer_conn_connect(c, priv, len);
+	return c;
+}
+
+/* What the last connection attempt on @c got, for a diagnostic. */
+static const char *why(const struct peer_conn *c)
+{
+	static char s[192];
+	struct rift_reject rej;
+	const void *d;
+	size_t n;
+
+	d = peer_conn_priv(c, &n);
+	if (!rift_proto_reject_decode(d, n, &rej))
+		snprintf(s, sizeof(s), "REJECT %u (%s)", rej.reason,
+			 rift_proto_reject_str(rej.reason));
+	else
+		snprintf(s, sizeof(s), "%s, %s", peer_conn_event(c),
+			 peer_conn_error(c));
+	return s;
+}
+
+/* Connect with private data @priv; the server must refuse with @reason. */
+static bool expect_refusal(const void *priv, size_t len, u16 reason,
+			   struct rift_reject *rej)
+{
+	enum peer_outcome o;
+	struct peer_conn *c;
+	const void *d;
+	size_t n;
+	bool ok;
+
+	memset(rej, 0, sizeof(*rej));
+	c = dial(&target, priv, len, &o);
+	if (!c)
+		return false;
+	d = peer_conn_priv(c, &n);
+	ok = EXPECT(o == PEER_REJECTED, "connection %s (%s), expected a refusal",
+		    outcome_str(o), why(c)) &&
+	     EXPECT(!rift_proto_reject_decode(d, n, rej),
+		    "the refusal carries no Rift REJECT (%zu bytes)", n) &&
+	     EXPECT(rej->reason == reason, "refused with %u (%s), expected %u (%s)",
+		    rej->reason, rift_proto_reject_str(rej->reason), reason,
+		    rift_proto_reject_str(reason));
+	if (ok)
+		diag("refused: %s", rift_proto_reject_str(rej->reason));
+	peer_conn_free(c);
+	return ok;
+}
+
+static int con_req_encode(const struct path *p, u16 idx, u8 *buf)
+{
+	struct rift_con_req req = p->req;
+	int len;
+
+	req.con_idx = idx;
+	len = rift_proto_con_req_encode(&req, buf, RIFT_CON_PRIV_MAX);
+	EXPECT(len > 0, "cannot encode CON_REQ: %d", len);
+	return len;
+}
+
+/* Connect connection @idx of @p; the server must accept it with a CON_RSP. */
+static bool path_connect(struct path *p, u16 idx)
+{
+	struct rift_con_req req = p->req;
+	u8 buf[RIFT_CON_PRIV_MAX];
+	struct rift_con_rsp rsp;
+	struct peer_conn *c;
+	enum peer_outcome o;
+	const void *d;
+	size_t n;
+	int len, err;
+
+	req.con_idx = idx;
+	len = con_req_encode(p, idx, buf);
+	if (len < 0)
+		return false;
+	c = dial(p->tgt, buf, len, &o);
+	p->con[idx] = c;
+	if (!c)
+		return false;
+	if (!EXPECT(o == PEER_ESTABLISHED, "connection %u %s: %s", idx,
+		    outcome_str(o), why(c)))
+		return false;
+	d = peer_conn_priv(c, &n);
+	err = rift_proto_con_rsp_decode(d, n, &req, &rsp);
+	if (!EXPECT(!err, "connection %u: CON_RSP does not decode (%zu bytes): %d",
+		    idx, n, err))
+		return false;
+	if (!p->rsp.version) {
+		p->rsp = rsp;
+		return true;
+	}
+	return EXPECT(rsp.version == p->rsp.version && rsp.flags == p->rsp.flags &&
+		      rsp.queue_depth == p->rsp.queue_depth &&
+		      rsp.max_io_size == p->rsp.max_io_size &&
+		      rsp.chunk_size == p->rsp.chunk_size,
+		      "connection %u: CON_RSP differs from connection 0's", idx);
+}
+
+/* ------------------------------------------------------------------ */
+/* INFO exchange                                                       */
+/* ------------------------------------------------------------------ */
+
+static int info_req_encode(const char *name, u16 version, u8 *buf, size_t cap)
+{
+	struct rift_info req = {
+		.type		= RIFT_INFO_REQ,
+		.version	= version,
+	};
+	int len;
+
+	snprintf(req.sess_name, sizeof(req.sess_name), "%s", name);
+	snprintf(req.host_name, sizeof(req.host_name), "rift-peer");
+	len = rift_info_encode(&req, buf, cap);
+	EXPECT(len > 0, "cannot encode INFO_REQ: %d", len);
+	return len;
+}
+
+static bool send_msg(struct peer_conn *c, const void *msg, size_t len)
+{
+	int err = peer_send(c, msg, len, NULL);
+
+	return EXPECT(!err, "cannot send %zu bytes: %s", len, peer_conn_error(c));
+}
+
+/* Receive the INFO_RSP on @c and parse it into @p->info. */
+static bool info_recv(struct path *p, struct peer_conn *c)
+{
+	struct peer_recv r;
+	int err;
+
+	err = peer_recv(c, peer_timeout_ms, &r);
+	if (!EXPECT(!err, "no INFO_RSP: %s",
+		    err == -ETIMEDOUT ? "timed out" : peer_conn_error(c)) ||
+	    !EXPECT(!r.has_imm, "got immediate 0x%08x instead of an INFO_RSP",
+		    be32_to_cpu((__force __be32)r.imm)))
+		return false;
+	err = rift_info_parse(r.data, r.len, p->rsp.version, &p->info, p->chunks,
+			      ARRAY_SIZE(p->chunks));
+	return EXPECT(!err, "INFO_RSP of %u bytes does not parse: %d", r.len, err) &&
+	       EXPECT(p->info.type == RIFT_INFO_RSP, "INFO type %u, expected INFO_RSP",
+		      p->info.type);
+}
+
+/* A well-formed INFO_REQ; the server must complete the path. */
+static bool path_info(struct path *p)
+{
+	u8 buf[512];
+	int len, err;
+
+	len = info_req_encode(p->name, p->rsp.version, buf, sizeof(buf));
+	if (len < 0 || !send_msg(p->con[0], buf, len) || !info_recv(p, p->con[0]))
+		return false;
+	if (!EXPECT(!p->info.status, "session %s refused: INFO_RSP status %u (%s)",
+		    p->name, p->info.status, strerror(p->info.status)))
+		return false;
+	err = rift_info_rsp_check(&p->info, 0, &p->rsp);
+	return EXPECT(!err, "INFO_RSP disagrees with CON_RSP or the request: %d", err);
+}
+
+/* A session with one path of one connection, ready for IO. */
+static bool path_up(struct path *p)
+{
+	path_init(p, 1, 1);
+	return path_connect(p, 0) && path_info(p);
+}
+
+/* The server must close @c on its own within the time limit. */
+static bool expect_closed_within(struct peer_conn *c, int ms)
+{
+	long long t0 = now_ms();
+	enum peer_outcome o = peer_wait_closed(c, ms);
+
+	if (o == PEER_DISCONNECTED) {
+		diag("closed by the server after %lld ms", now_ms() - t0);
+		return true;
+	}
+	return EXPECT(false, "not closed by the server within %d ms: %s", ms,
+		      o == PEER_TIMEOUT ? "still connected" : peer_conn_event(c));
+}
+
+static bool expect_closed(struct peer_conn *c)
+{
+	return expect_closed_within(c, peer_timeout_ms);
+}
+
+/* Send @msg as INFO_REQ: INFO_RSP must refuse it with @status, then close. */
+static bool expect_info_refusal(struct path *p, const void *msg, size_t len,
+				int status)
+{
+	if (!send_msg(p->con[0], msg, len) || !info_recv(p, p->con[0]) ||
+	    !EXPECT(p->info.status == status, "INFO_RSP status %u (%s), expected %d (%s)",
+		    p->info.status, strerror(p->info.status), status, strerror(status)))
+		return false;
+	diag("INFO_RSP status %u (%s)", p->info.status, strerror(p->info.status));
+	return expect_closed(p->con[0]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Immediates and IO                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Any immediate, including ones the codec refuses to build. */
+static __be32 imm_raw(u32 type, u32 chunk, u32 arg)
+{
+	return cpu_to_be32(type << RIFT_IMM_TYPE_SHIFT | chunk << RIFT_IMM_CHUNK_SHIFT |
+			   arg << RIFT_IMM_ARG_SHIFT);
+}
+
+static bool send_imm(struct peer_conn *c, __be32 imm)
+{
+	u32 raw = (__force u32)imm;
+	int err = peer_send(c, NULL, 0, &raw);
+
+	return EXPECT(!err, "cannot send immediate 0x%08x: %s", be32_to_cpu(imm),
+		      peer_conn_error(c));
+}
+
+/* Receive the next immediate on @c, answering the server's heartbeats. */
+static bool recv_imm(const struct path *p, struct peer_conn *c, struct rift_imm *imm)
+{
+	struct rift_imm ack = { .type = RIFT_IMM_HB_ACK };
+	struct peer_recv r;
+	__be32 v;
+	int err;
+
+	for (;;) {
+		err = peer_recv(c, peer_timeout_ms, &r);
+		if (!EXPECT(!err, "nothing received: %s",
+			    err == -ETIMEDOUT ? "timed out" : peer_conn_error(c)) ||
+		    !EXPECT(r.has_imm, "a %u-byte message without immediate data", r.len))
+			return false;
+		v = (__force __be32)r.imm;
+		err = rift_imm_decode(v, p->info.queue_depth, imm);
+		if (!EXPECT(!err, "malformed immediate 0x%08x from the server",
+			    be32_to_cpu(v)))
+			return false;
+		if (imm->type != RIFT_IMM_HB)
+			return true;
+		ack.seq = imm->seq;
+		if (rift_imm_encode(&ack, &v) || !send_imm(c, v))
+			return false;
+	}
+}
+
+static bool hb_roundtrip(const struct path *p, struct peer_conn *c, u16 seq)
+{
+	struct rift_imm hb = { .type = RIFT_IMM_HB, .seq = seq };
+	struct rift_imm ack;
+	__be32 v;
+
+	if (!EXPECT(!rift_imm_encode(&hb, &v), "cannot encode HB") || !send_imm(c, v) ||
+	    !recv_imm(p, c, &ack))
+		return false;
+	return EXPECT(ack.type == RIFT_IMM_HB_ACK && ack.seq == seq,
+		      "HB %u answered with type %u seq %u", seq, ack.type, ack.seq);
+}
+
+/* Lay out a request with the codec, as a well-behaved client would. */
+static bool io_build(const struct path *p, struct io *io, u8 dir, u16 chunk,
+		     const void *data, u32 data_len, const void *usr, u16 usr_len,
+		     const struct rift_rbuf *segs, u16 nr_segs)
+{
+	const struct rift_io_limits lim = {
+		.chunk_size	= p->info.chunk_size,
+		.max_io_size	= p->info.max_io_size,
+	};
+	int err;
+
+	memset(io, 0, sizeof(*io));
+	io->req.dir = dir;
+	io->req.chunk = chunk;
+	io->req.usr_len = usr_len;
+	io->req.nr_segs = nr_segs;
+	io->req.data_len = data_len;
+	err = rift_proto_io_layout(&lim, &io->req);
+	if (!EXPECT(!err, "request does not fit the chunk: %d", err) ||
+	    !EXPECT(io->req.desc_off + io->req.desc_len <= sizeof(io->img),
+		    "request too large for this peer"))
+		return false;
+	err = rift_proto_io_desc_encode(&lim, &io->req, segs, io->img + io->req.desc_off,
+					sizeof(io->img) - io->req.desc_off);
+	if (!EXPECT(err > 0, "cannot encode the descriptor: %d", err))
+		return false;
+	if (dir == RIFT_IO_WRITE && data_len)
+		memcpy(io->img + io->req.data_off, data, data_len);
+	if (usr_len)
+		memcpy(io->img + io->req.usr_off, usr, usr_len);
+	io->len = io->req.desc_off + io->req.desc_len;
+	io->imm.type = dir == RIFT_IO_WRITE ? RIFT_IMM_WRITE : RIFT_IMM_READ;
+	io->imm.chunk = chunk;
+	io->imm.desc_off = io->req.desc_off;
+	return true;
+}
+
+/* Write @io into the server chunk its immediate names, announced by @imm. */
+static bool io_post_raw(const struct path *p, struct peer_conn *c, const struct io *io,
+			__be32 imm)
+{
+	const struct rift_rbuf *chunk = &p->chunks[io->imm.chunk];
+	int err;
+
+	err = peer_write_imm(c, io->img, io->len, chunk->addr, chunk->rkey,
+			     (__force u32)imm);
+	return EXPECT(!err, "cannot post the request: %s", peer_conn_error(c));
+}
+
+static bool io_post(const struct path *p, struct peer_conn *c, const struct io *io)
+{
+	__be32 v;
+	int err = rift_imm_encode(&io->imm, &v);
+
+	return EXPECT(!err, "cannot encode the immediate: %d", err) &&
+	       io_post_raw(p, c, io, v);
+}
+
+/* The response to the request in @chunk; its errno goes to @err. */
+static bool io_wait(const struct path *p, struct peer_conn *c, u16 chunk, int *err)
+{
+	struct rift_imm rsp;
+
+	if (!recv_imm(p, c, &rsp) ||
+	    !EXPECT(rsp.type == RIFT_IMM_RSP && rsp.chunk == chunk,
+		    "got type %u for chunk %u, expected RSP for chunk %u",
+		    rsp.type, rsp.chunk, chunk))
+		return false;
+	*err = rsp.err;
+	return true;
+}
+
+static void test_hdr_init(struct test_hdr *h, u64 off, u32 len)
+{
+	h->magic = cpu_to_le32(TEST_MAGIC);
+	h->len = cpu_to_le32(len);
+	h->offset = cpu_to_le64(off);
+}
+
+/* Write @len bytes at @off of rift-test's store through @chunk. */
+static bool test_write(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
+		       const void *data, u32 len, int *err)
+{
+	struct test_hdr h;
+	struct io io;
+
+	test_hdr_init(&h, off, len);
+	return io_build(p, &io, RIFT_IO_WRITE, chunk, data, len, &h, sizeof(h), NULL, 0) &&
+	       io_post(p, c, &io) && io_wait(p, c, chunk, err);
+}
+
+/*
+ * Read @len bytes at @off of the store through @chunk into the start of
+ * the read region, split over @nr_segs segments.
+ */
+static bool test_read(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
+		      u32 len, u16 nr_segs, int *err, const u8 **out)
+{
+	struct rift_rbuf segs[4];
+	struct test_hdr h;
+	struct io io;
+	u32 rkey, i, at = 0;
+	u64 addr;
+	u8 *region;
+
+	if (!EXPECT(nr_segs && nr_segs <= ARRAY_SIZE(segs) && len <= PEER_READ_REGION_LEN,
+		    "bad read request"))
+		return false;
+	region = peer_read_region(c, &addr, &rkey);
+	memset(region, 0, len);
+	for (i = 0; i < nr_segs; i++) {
+		segs[i].addr = addr + at;
+		segs[i].len = i + 1 < nr_segs ? len / nr_segs : len - at;
+		segs[i].rkey = rkey;
+		at += segs[i].len;
+	}
+	*out = region;
+	test_hdr_init(&h, off, len);
+	return io_build(p, &io, RIFT_IO_READ, chunk, NULL, len, &h, sizeof(h), segs,
+			nr_segs) &&
+	       io_post(p, c, &io) && io_wait(p, c, chunk, err);
+}
+
+static void pattern(u8 *buf, u32 len, u32 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (u8)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static bool expect_errno(int got, int want, const char *what)
+{
+	return EXPECT(got == want, "%s answered %d (%s), expected %d (%s)", what,
+		      got, strerror(-got), want, strerror(-want));
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases: CON_REQ                                                      */
+/* ------------------------------------------------------------------ */
+
+static bool case_con_req_empty(const struct peer_case *tc)
+{
+	struct rift_reject rej;
+
+	(void)tc;
+	return expect_refusal(NULL, 0, RIFT_REJ_MALFORMED, &rej);
+}
+
+static bool case_con_req_garbage(const struct peer_case *tc)
+{
+	struct rift_reject rej;
+	u8 buf[40];
+
+	(void)tc;
+	memset(buf, 0x5a, sizeof(buf));
+	return expect_refusal(buf, sizeof(buf), RIFT_REJ_MALFORMED, &rej);
+}
+
+enum {
+	CON_REQ_BAD_MAGIC,
+	CON_REQ_ZERO_SESS_UUID,
+	CON_REQ_ZERO_PATH_UUID,
+	CON_REQ_IDX_RANGE,
+	CON_REQ_TOO_MANY_CONS,
+	CON_REQ_ZERO_QD,
+	CON_REQ_QD_RANGE,
+};
+
+/* A valid CON_REQ with one field broken: MALFORMED. */
+static bool case_con_req_bad(const struct peer_case *tc)
+{
+	struct rift_reject rej;
+	u8 buf[RIFT_CON_PRIV_MAX];
+	struct path p;
+	int len;
+
+	path_init(&p, 1, 1);
+	len = con_req_encode(&p, 0, buf);
+	if (len < 0)
+		return false;
+	switch (tc->arg) {
+	case CON_REQ_BAD_MAGIC:
+		buf[offsetof(struct rift_wire_con_req, magic)] ^= 0xff;
+		break;
+	case CON_REQ_ZERO_SESS_UUID:
+		memset(buf + offsetof(struct rift_wire_con_req, sess_uuid), 0, RIFT_UUID_LEN);
+		break;
+	case CON_REQ_ZERO_PATH_UUID:
+		memset(buf + offsetof(struct rift_wire_con_req, path_uuid), 0, RIFT_UUID_LEN);
+		break;
+	case CON_REQ_IDX_RANGE:
+		put_le16(buf + offsetof(struct rift_wire_con_req, con_idx), 1);
+		break;
+	case CON_REQ_TOO_MANY_CONS:
+		put_le16(buf + offsetof(struct rift_wire_con_req, con_cnt), RIFT_MAX_CONS + 1);
+		break;
+	case CON_REQ_ZERO_QD:
+		put_le16(buf + offsetof(struct rift_wire_con_req, queue_depth), 0);
+		break;
+	case CON_REQ_QD_RANGE:
+		put_le16(buf + offsetof(struct rift_wire_con_req, queue_depth),
+			 RIFT_MAX_QUEUE_DEPTH + 1);
+		break;
+	}
+	return expect_refusal(buf, len, RIFT_REJ_MALFORMED, &rej);
+}
+
+/* Only versions the server does not speak: VERSION, with its range. */
+static bool case_con_req_version(const struct peer_case *tc)
+{
+	u16 v = RIFT_PROTO_VERSION_MAX + 1;
+	struct rift_reject rej;
+	u8 buf[RIFT_CON_PRIV_MAX];
+	struct path p;
+	int len;
+
+	(void)tc;
+	path_init(&p, 1, 1);
+	p.req.min_version = v;
+	p.req.max_version = v + 1;
+	len = con_req_encode(&p, 0, buf);
+	return len > 0 && expect_refusal(buf, len, RIFT_REJ_VERSION, &rej) &&
+	       EXPECT(rej.min_version == RIFT_PROTO_VERSION_MIN &&
+		      rej.max_version == RIFT_PROTO_VERSION_MAX,
+		      "server claims to speak %u..%u, expected %u..%u",
+		      rej.min_version, rej.max_version, RIFT_PROTO_VERSION_MIN,
+		      RIFT_PROTO_VERSION_MAX);
+}
+
+/* JOIN of a session the server does not know: UNKNOWN_SESSION. */
+static bool case_con_req_join_unknown(const struct peer_case *tc)
+{
+	struct rift_reject rej;
+	u8 buf[RIFT_CON_PRIV_MAX];
+	struct path p;
+	int len;
+
+	(void)tc;
+	path_init(&p, 1, 1);
+	p.req.flags = RIFT_CON_F_JOIN;
+	len = con_req_encode(&p, 0, buf);
+	return len > 0 && expect_refusal(buf, len, RIFT_REJ_UNKNOWN_SESSION, &rej);
+}
+
+enum {
+	CON_DUPLICATE,
+	CON_CNT_MISMATCH,
+	CON_STALE_GEN,
+	CON_QD_MISMATCH,
+};
+
+/*
+ * Connection 0 of a two-connection path is up; a second CON_REQ for the
+ * path that disagrees with it must be refused with the matching reason.
+ */
+static bool case_con_second(const struct peer_case *tc)
+{
+	struct rift_reject rej;
+	u8 buf[RIFT_CON_PRIV_MAX];
+	struct path p, q;
+	u16 reason = RIFT_REJ_NONE;
+	bool ok = false;
+	int len;
+
+	path_init(&p, 2, 5);
+	if (!path_connect(&p, 0))
+		goto out;
+	if (!EXPECT(p.rsp.flags & RIFT_CON_RSP_F_NEW_SESSION,
+		    "CON_RSP of a new session lacks NEW_SESSION"))
+		goto out;
+	q = p;
+	q.con[0] = NULL;
+	switch (tc->arg) {
+	case CON_DUPLICATE:
+		q.req.con_idx = 0;
+		reason = RIFT_REJ_DUPLICATE_CON;
+		break;
+	case CON_CNT_MISMATCH:
+		q.req.con_cnt = 3;
+		reason = RIFT_REJ_BAD_CON_INDEX;
+		break;
+	case CON_STALE_GEN:
+		q.req.reconnect_gen = p.req.reconnect_gen - 1;
+		reason = RIFT_REJ_STALE_GEN;
+		break;
+	case CON_QD_MISMATCH:
+		q.req.queue_depth = p.rsp.queue_depth > 1 ? p.rsp.queue_depth - 1 : 0;
+		reason = RIFT_REJ_MALFORMED;
+		break;
+	}
+	len = con_req_encode(&q, tc->arg == CON_DUPLICATE ? 0 : 1, buf);
+	ok = len > 0 && expect_refusal(buf, len, reason, &rej);
+out:
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * A higher reconnect generation replaces the path instance the server
+ * holds: it is accepted, the old instance is disconnected, and the new
+ * one completes the path.
+ */
+static bool case_con_newer_gen(const struct peer_case *tc)
+{
+	struct path old, p;
+	bool ok;
+
+	(void)tc;
+	path_init(&old, 2, 5);
+	p = old;
+	p.req.con_cnt = 1;
+	p.req.reconnect_gen = old.req.reconnect_gen + 1;
+	ok = path_connect(&old, 0) && path_connect(&p, 0) &&
+	     EXPECT(!(p.rsp.flags & RIFT_CON_RSP_F_NEW_SESSION),
+		    "replacement claims a new session") &&
+	     expect_closed(old.con[0]) && path_info(&p) && hb_roundtrip(&p, p.con[0], 1);
+	path_down(&old);
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * The same on a path that is up, as a client does after a failure: the
+ * live instance is closed and the new one takes over the session.
+ */
+static bool case_con_reconnect(const struct peer_case *tc)
+{
+	u8 data[4096];
+	const u8 *back;
+	struct path old, p;
+	bool ok;
+	int err;
+
+	(void)tc;
+	pattern(data, sizeof(data), 6);
+	ok = path_up(&old) &&
+	     test_write(&old, old.con[0], 0, 0, data, sizeof(data), &err) &&
+	     expect_errno(err, 0, "write before the reconnect");
+	if (ok) {
+		p = old;
+		p.con[0] = NULL;
+		memset(&p.rsp, 0, sizeof(p.rsp));
+		p.req.flags = RIFT_CON_F_JOIN;
+		p.req.reconnect_gen++;
+		ok = path_connect(&p, 0) &&
+		     EXPECT(!(p.rsp.flags & RIFT_CON_RSP_F_NEW_SESSION),
+			    "reconnect claims a new session") &&
+		     expect_closed(old.con[0]) && path_info(&p) &&
+		     test_read(&p, p.con[0], 1, 0, sizeof(data), 1, &err, &back) &&
+		     expect_errno(err, 0, "read after the reconnect") &&
+		     EXPECT(!memcmp(back, data, sizeof(data)), "read back other data");
+		path_down(&p);
+	}
+	path_down(&old);
+	return ok;
+}
+
+/* Asking for more chunks than the server allows: it grants its maximum. */
+static bool case_con_qd_clamped(const struct peer_case *tc)
+{
+	unsigned int max = RIFT_MAX_QUEUE_DEPTH;
+	struct path p;
+	FILE *f;
+	bool ok;
+
+	(void)tc;
+	f = fopen("/sys/module/rift_server/parameters/max_queue_depth", "r");
+	if (f) {
+		if (fscanf(f, "%u", &max) != 1)
+			max = RIFT_MAX_QUEUE_DEPTH;
+		fclose(f);
+	}
+	path_init(&p, 1, 1);
+	p.req.queue_depth = RIFT_MAX_QUEUE_DEPTH;
+	ok = path_connect(&p, 0) &&
+	     EXPECT(p.rsp.queue_depth == max, "granted %u chunks, expected %u",
+		    p.rsp.queue_depth, max);
+	if (ok)
+		diag("granted %u of %u chunks", p.rsp.queue_depth, RIFT_MAX_QUEUE_DEPTH);
+	path_down(&p);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases: session setup                                                */
+/* ------------------------------------------------------------------ */
+
+/* IO traffic before INFO_REQ closes the path. */
+static bool case_msg_before_info(const struct peer_case *tc)
+{
+	struct path p;
+	bool ok;
+
+	(void)tc;
+	path_init(&p, 1, 1);
+	ok = path_connect(&p, 0) && send_imm(p.con[0], imm_raw(RIFT_IMM_HB, 0, 1)) &&
+	     expect_closed(p.con[0]);
+	path_down(&p);
+	return ok;
+}
+
+enum {
+	INFO_GARBAGE,
+	INFO_CRITICAL_TLV,
+	INFO_BAD_NAME,
+	INFO_NO_NAME,
+	INFO_WRONG_VERSION,
+	INFO_TOTAL_LEN,
+};
+
+/* A bad INFO_REQ: an INFO_RSP with the reason, then the path is closed. */
+static bool case_info_bad(const struct peer_case *tc)
+{
+	struct rift_info_builder b;
+	int status = EBADMSG;
+	u8 buf[512];
+	__le32 val = 0;
+	struct path p;
+	bool ok = false;
+	int len = -EINVAL;
+
+	path_init(&p, 1, 1);
+	if (!path_connect(&p, 0))
+		goto out;
+	switch (tc->arg) {
+	case INFO_GARBAGE:
+		len = 96;
+		memset(buf, 0x11, len);
+		break;
+	case INFO_CRITICAL_TLV:
+		/* A type from the future that the server must not ignore. */
+		status = EOPNOTSUPP;
+		if (rift_info_start(&b, buf, sizeof(buf), RIFT_INFO_REQ, p.rsp.version, 0) ||
+		    rift_info_put(&b, RIFT_TLV_SESS_NAME | RIFT_TLV_CRITICAL, p.name,
+				  strlen(p.name)) ||
+		    rift_info_put(&b, (RIFT_TLV_NR + 10) | RIFT_TLV_CRITICAL, &val,
+				  sizeof(val)))
+			break;
+		len = rift_info_finish(&b);
+		break;
+	case INFO_BAD_NAME:
+		/* ".." would become a sysfs directory name. */
+		if (rift_info_start(&b, buf, sizeof(buf), RIFT_INFO_REQ, p.rsp.version, 0) ||
+		    rift_info_put(&b, RIFT_TLV_SESS_NAME | RIFT_TLV_CRITICAL, "..", 2))
+			break;
+		len = rift_info_finish(&b);
+		break;
+	case INFO_NO_NAME:
+		if (rift_info_start(&b, buf, sizeof(buf), RIFT_INFO_REQ, p.rsp.version, 0) ||
+		    rift_info_put(&b, RIFT_TLV_HOST_NAME, "rift-peer", 9))
+			break;
+		len = rift_info_finish(&b);
+		break;
+	case INFO_WRONG_VERSION:
+		len = info_req_encode(p.name, p.rsp.version + 1, buf, sizeof(buf));
+		break;
+	case INFO_TOTAL_LEN:
+		/* total_len claims more than was sent. */
+		len = info_req_encode(p.name, p.rsp.version, buf, sizeof(buf));
+		if (len > 0)
+			put_le32(buf + offsetof(struct rift_wire_info_hdr, total_len),
+				 len + 8);
+		break;
+	}
+	if (!EXPECT(len > 0, "cannot build the INFO_REQ: %d", len))
+		goto out;
+	ok = expect_info_refusal(&p, buf, len, status);
+out:
+	path_down(&p);
+	return ok;
+}
+
+enum {
+	INFO_MAX_LEN,
+	INFO_OVERSIZED,
+};
+
+/*
+ * An INFO_REQ of exactly RIFT_INFO_MAX_LEN, padded with optional TLVs of
+ * a type from the future, fills the server's receive buffer and must be
+ * accepted; 8 bytes more overflow it and the path is closed.
+ */
+static bool case_info_size(const struct peer_case *tc)
+{
+	static const u8 zeros[0xfff8];
+	const u16 unknown = RIFT_TLV_NR + 3;
+	size_t len = RIFT_INFO_MAX_LEN + 8;
+	struct rift_info_builder b;
+	struct path p;
+	bool ok = false;
+	u32 room, vlen;
+	int err;
+	u8 *buf;
+
+	buf = calloc(1, len);
+	path_init(&p, 1, 1);
+	if (!EXPECT(buf, "out of memory") || !path_connect(&p, 0))
+		goto out;
+	err = rift_info_start(&b, buf, RIFT_INFO_MAX_LEN, RIFT_INFO_REQ, p.rsp.version, 0);
+	if (!err)
+		err = rift_info_put(&b, RIFT_TLV_SESS_NAME | RIFT_TLV_CRITICAL, p.name,
+				    strlen(p.name));
+	while (!err && b.len < b.cap) {
+		room = b.cap - b.len;
+		vlen = (room < 0xfff8 ? room : 0xfff8) - sizeof(struct rift_wire_tlv);
+		err = rift_info_put(&b, unknown, zeros, vlen);
+	}
+	if (!err)
+		err = rift_info_finish(&b);
+	if (!EXPECT(err == (int)RIFT_INFO_MAX_LEN, "cannot build the INFO_REQ: %d", err))
+		goto out;
+	if (tc->arg == INFO_OVERSIZED) {
+		ok = send_msg(p.con[0], buf, len) && expect_closed(p.con[0]);
+		goto out;
+	}
+	ok = send_msg(p.con[0], buf, RIFT_INFO_MAX_LEN) && info_recv(&p, p.con[0]) &&
+	     EXPECT(!p.info.status, "INFO_RSP status %u (%s)", p.info.status,
+		    strerror(p.info.status)) &&
+	     hb_roundtrip(&p, p.con[0], 3);
+out:
+	path_down(&p);
+	free(buf);
+	return ok;
+}
+
+/*
+ * INFO_REQ sent before the path's second connection exists is answered
+ * only once it is up; requests are answered on the connection they came.
+ */
+static bool case_info_waits_for_all_cons(const struct peer_case *tc)
+{
+	u8 buf[512], data[4096];
+	const u8 *back;
+	struct peer_recv r;
+	struct path p;
+	bool ok = false;
+	int len, err;
+
+	(void)tc;
+	path_init(&p, 2, 1);
+	if (!path_connect(&p, 0))
+		goto out;
+	len = info_req_encode(p.name, p.rsp.version, buf, sizeof(buf));
+	if (len < 0 || !send_msg(p.con[0], buf, len))
+		goto out;
+	err = peer_recv(p.con[0], QUIET_MS, &r);
+	if (!EXPECT(err == -ETIMEDOUT, "answered before all connections were up (%d)",
+		    err))
+		goto out;
+	if (!path_connect(&p, 1) || !info_recv(&p, p.con[0]) ||
+	    !EXPECT(!p.info.status, "INFO_RSP status %u", p.info.status))
+		goto out;
+	pattern(data, sizeof(data), 3);
+	ok = test_write(&p, p.con[1], 0, 8192, data, sizeof(data), &err) &&
+	     expect_errno(err, 0, "write on connection 1") &&
+	     test_read(&p, p.con[0], 1, 8192, sizeof(data), 1, &err, &back) &&
+	     expect_errno(err, 0, "read on connection 0") &&
+	     EXPECT(!memcmp(back, data, sizeof(data)), "read back other data");
+out:
+	path_down(&p);
+	return ok;
+}
+
+enum {
+	NAME_CLASH,
+	NAME_MISMATCH,
+	PATH_SAME_ADDR,
+	PATH_JOIN,
+};
+
+/*
+ * Second paths: another session may not take a name in use (EEXIST), a
+ * second path of a session may not rename it (EINVAL) nor use the
+ * addresses of its first path (EEXIST), and one over other addresses
+ * joins and shares the session's data.  The first path is unaffected
+ * either way.
+ */
+static bool case_session_name(const struct peer_case *tc)
+{
+	u8 buf[512], data[512];
+	struct path a, b;
+	const u8 *back;
+	bool ok = false;
+	int len, err;
+
+	memset(&b, 0, sizeof(b));
+	if (!path_up(&a))
+		goto out_a;
+	switch (tc->arg) {
+	case NAME_CLASH:
+		path_init(&b, 1, 1);
+		len = info_req_encode(a.name, a.rsp.version, buf, sizeof(buf));
+		ok = len > 0 && path_connect(&b, 0) &&
+		     expect_info_refusal(&b, buf, len, EEXIST);
+		break;
+	case NAME_MISMATCH:
+		path_init_sibling(&b, &a, 1);
+		b.tgt = &reverse;
+		len = info_req_encode("rift-peer-other", a.rsp.version, buf, sizeof(buf));
+		ok = len > 0 && path_connect(&b, 0) &&
+		     EXPECT(!(b.rsp.flags & RIFT_CON_RSP_F_NEW_SESSION),
+			    "second path claims a new session") &&
+		     expect_info_refusal(&b, buf, len, EINVAL);
+		break;
+	case PATH_SAME_ADDR:
+		path_init_sibling(&b, &a, 1);
+		len = info_req_encode(a.name, a.rsp.version, buf, sizeof(buf));
+		ok = len > 0 && path_connect(&b, 0) &&
+		     expect_info_refusal(&b, buf, len, EEXIST);
+		break;
+	case PATH_JOIN:
+		path_init_sibling(&b, &a, 1);
+		b.tgt = &reverse;
+		b.req.flags = RIFT_CON_F_JOIN;
+		pattern(data, sizeof(data), 9);
+		ok = path_connect(&b, 0) &&
+		     EXPECT(!(b.rsp.flags & RIFT_CON_RSP_F_NEW_SESSION),
+			    "second path claims a new session") &&
+		     path_info(&b) &&
+		     test_write(&b, b.con[0], 2, 0, data, sizeof(data), &err) &&
+		     expect_errno(err, 0, "write on the second path") &&
+		     test_read(&a, a.con[0], 3, 0, sizeof(data), 2, &err, &back) &&
+		     expect_errno(err, 0, "read on the first path") &&
+		     EXPECT(!memcmp(back, data, sizeof(data)), "read back other data");
+		break;
+	}
+	path_down(&b);
+	ok = ok && EXPECT(hb_roundtrip(&a, a.con[0], 77), "the first session broke");
+out_a:
+	path_down(&a);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases: heartbeats and IO                                            */
+/* ------------------------------------------------------------------ */
+
+static bool case_hb_echo(const struct peer_case *tc)
+{
+	static const u16 seqs[] = { 42, 0, 0xffff, 43 };
+	struct path p;
+	bool ok;
+	size_t i;
+
+	(void)tc;
+	ok = path_up(&p);
+	for (i = 0; ok && i < ARRAY_SIZE(seqs); i++)
+		ok = hb_roundtrip(&p, p.con[0], seqs[i]);
+	path_down(&p);
+	return ok;
+}
+
+/* An HB_ACK nobody asked for is harmless. */
+static bool case_hb_ack_unsolicited(const struct peer_case *tc)
+{
+	struct path p;
+	bool ok;
+
+	(void)tc;
+	ok = path_up(&p) && send_imm(p.con[0], imm_raw(RIFT_IMM_HB_ACK, 0, 99)) &&
+	     hb_roundtrip(&p, p.con[0], 100);
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * Post a write of 4 KiB on every chunk at once, each to its own offset of
+ * rift-test's store; the pattern is derived from @seed and the chunk.
+ */
+static bool write_all_chunks(const struct path *p, struct peer_conn *c, u32 seed)
+{
+	u8 data[4096];
+	struct test_hdr h;
+	struct io io;
+	u32 i;
+
+	for (i = 0; i < p->info.queue_depth; i++) {
+		pattern(data, sizeof(data), seed + i);
+		test_hdr_init(&h, (u64)i * sizeof(data), sizeof(data));
+		if (!io_build(p, &io, RIFT_IO_WRITE, i, data, sizeof(data), &h, sizeof(h),
+			      NULL, 0) ||
+		    !io_post(p, c, &io))
+			return false;
+	}
+	return true;
+}
+
+/* Every chunk busy at once: each gets exactly one response, all succeed. */
+static bool case_all_chunks_in_flight(const struct peer_case *tc)
+{
+	u8 data[4096];
+	u32 seen = 0, i;
+	struct rift_imm rsp;
+	const u8 *back;
+	struct path p;
+	bool ok;
+	int err;
+
+	(void)tc;
+	ok = path_up(&p) && write_all_chunks(&p, p.con[0], 40);
+	for (i = 0; ok && i < p.info.queue_depth; i++) {
+		ok = recv_imm(&p, p.con[0], &rsp) &&
+		     EXPECT(rsp.type == RIFT_IMM_RSP, "got type %u, expected RSP", rsp.type) &&
+		     EXPECT(!(seen & 1U << rsp.chunk), "two responses for chunk %u",
+			    rsp.chunk) &&
+		     expect_errno(rsp.err, 0, "write");
+		seen |= 1U << rsp.chunk;
+	}
+	for (i = 0; ok && i < p.info.queue_depth; i++) {
+		pattern(data, sizeof(data), 40 + i);
+		ok = test_read(&p, p.con[0], i, (u64)i * sizeof(data), sizeof(data), 1, &err,
+			       &back) &&
+		     expect_errno(err, 0, "read") &&
+		     EXPECT(!memcmp(back, data, sizeof(data)), "chunk %u: read back other data",
+			    i);
+	}
+	path_down(&p);
+	return ok;
+}
+
+/* Disconnecting with every chunk busy leaves the server able to serve. */
+static bool case_abort_with_requests(const struct peer_case *tc)
+{
+	u8 data[512];
+	struct path p;
+	bool ok;
+	int err;
+
+	(void)tc;
+	ok = path_up(&p) && write_all_chunks(&p, p.con[0], 60);
+	path_down(&p);
+	pattern(data, sizeof(data), 61);
+	ok = ok && path_up(&p) &&
+	     test_write(&p, p.con[0], 0, 0, data, sizeof(data), &err) &&
+	     expect_errno(err, 0, "write on a new session");
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * Errors of the ULP travel back in the response and leave the chunk
+ * usable: a bad ULP header (EBADMSG), then an offset beyond rift-test's
+ * store (ERANGE), then a good write, all through chunk 0.
+ */
+static bool case_ulp_error(const struct peer_case *tc)
+{
+	struct test_hdr bad;
+	u8 data[512];
+	struct path p;
+	struct io io;
+	bool ok;
+	int err;
+
+	(void)tc;
+	memset(&bad, 0, sizeof(bad));
+	pattern(data, sizeof(data), 1);
+	ok = path_up(&p) &&
+	     io_build(&p, &io, RIFT_IO_WRITE, 0, NULL, 0, &bad, sizeof(bad), NULL, 0) &&
+	     io_post(&p, p.con[0], &io) && io_wait(&p, p.con[0], 0, &err) &&
+	     expect_errno(err, -EBADMSG, "bad ULP header") &&
+	     test_write(&p, p.con[0], 0, 1ULL << 40, data, sizeof(data), &err) &&
+	     expect_errno(err, -ERANGE, "write beyond the store") &&
+	     test_write(&p, p.con[0], 0, 4096, data, sizeof(data), &err) &&
+	     expect_errno(err, 0, "good write on the same chunk");
+	path_down(&p);
+	return ok;
+}
+
+/* Data written comes back through other chunks and split segments. */
+static bool case_write_read(const struct peer_case *tc)
+{
+	u8 data[16384];
+	const u8 *back;
+	struct path p;
+	bool ok;
+	int err;
+
+	(void)tc;
+	pattern(data, sizeof(data), 2);
+	ok = path_up(&p) &&
+	     test_write(&p, p.con[0], 1, 65536, data, 4096, &err) &&
+	     expect_errno(err, 0, "write") &&
+	     test_read(&p, p.con[0], 2, 65536, 4096, 3, &err, &back) &&
+	     expect_errno(err, 0, "read") &&
+	     EXPECT(!memcmp(back, data, 4096), "read back other data") &&
+	     hb_roundtrip(&p, p.con[0], 5);
+	path_down(&p);
+	return ok;
+}
+
+enum {
+	DESC_OFF_MISMATCH,
+	DESC_BAD_MAGIC,
+	DESC_DIR_MISMATCH,
+	DESC_CHUNK_MISMATCH,
+	DESC_FLAGS,
+	DESC_USR_OVERLAP,
+	DESC_DATA_LEN,
+	DESC_BEYOND_CHUNK,
+	DESC_SEG_WRAP,
+	DESC_SEG_SUM,
+};
+
+/*
+ * A request whose descriptor does not validate is a protocol violation:
+ * the server closes the path instead of answering.
+ */
+static bool case_bad_desc(const struct peer_case *tc)
+{
+	u8 data[512], *desc;
+	struct rift_rbuf seg;
+	struct test_hdr h;
+	struct path p;
+	struct io io;
+	u32 rkey;
+	bool ok = false;
+
+	if (!path_up(&p))
+		goto out;
+	pattern(data, sizeof(data), 4);
+	if (tc->arg == DESC_SEG_WRAP || tc->arg == DESC_SEG_SUM) {
+		peer_read_region(p.con[0], &seg.addr, &rkey);
+		seg.len = sizeof(data);
+		seg.rkey = rkey;
+		test_hdr_init(&h, 0, sizeof(data));
+		if (!io_build(&p, &io, RIFT_IO_READ, 0, NULL, sizeof(data), &h, sizeof(h),
+			      &seg, 1))
+			goto out;
+	} else {
+		test_hdr_init(&h, 0, sizeof(data));
+		if (!io_build(&p, &io, RIFT_IO_WRITE, 0, data, sizeof(data), &h, sizeof(h),
+			      NULL, 0))
+			goto out;
+	}
+	desc = io.img + io.req.desc_off;
+	switch (tc->arg) {
+	case DESC_OFF_MISMATCH:
+		/* A valid descriptor, one alignment unit too far. */
+		memmove(desc + RIFT_IO_DESC_ALIGN, desc, io.req.desc_len);
+		memset(desc, 0, RIFT_IO_DESC_ALIGN);
+		io.imm.desc_off += RIFT_IO_DESC_ALIGN;
+		io.len += RIFT_IO_DESC_ALIGN;
+		break;
+	case DESC_BAD_MAGIC:
+		desc[offsetof(struct rift_wire_io_desc, magic)] ^= 0xff;
+		break;
+	case DESC_DIR_MISMATCH:
+		io.imm.type = RIFT_IMM_READ;
+		break;
+	case DESC_CHUNK_MISMATCH:
+		put_le16(desc + offsetof(struct rift_wire_io_desc, chunk), 1);
+		break;
+	case DESC_FLAGS:
+		put_le16(desc + offsetof(struct rift_wire_io_desc, flags), 1);
+		break;
+	case DESC_USR_OVERLAP:
+		/* A ULP header reaching past the descriptor's offset. */
+		put_le16(desc + offsetof(struct rift_wire_io_desc, usr_len),
+			 RIFT_USR_LEN_MAX);
+		break;
+	case DESC_DATA_LEN:
+		put_le32(desc + offsetof(struct rift_wire_io_desc, data_len),
+			 p.info.max_io_size + RIFT_IO_SIZE_ALIGN);
+		break;
+	case DESC_BEYOND_CHUNK:
+		io.imm.desc_off = p.info.chunk_size;
+		break;
+	case DESC_SEG_WRAP:
+		put_le64(desc + sizeof(struct rift_wire_io_desc) +
+			 offsetof(struct rift_wire_rbuf, addr), UINT64_MAX - 16);
+		break;
+	case DESC_SEG_SUM:
+		put_le32(desc + sizeof(struct rift_wire_io_desc) +
+			 offsetof(struct rift_wire_rbuf, len), sizeof(data) - 64);
+		break;
+	}
+	ok = io_post(&p, p.con[0], &io) && expect_closed(p.con[0]);
+out:
+	path_down(&p);
+	return ok;
+}
+
+enum {
+	IMM_ZERO,
+	IMM_RESERVED_TYPE,
+	IMM_SERVER_TYPE,
+	IMM_CHUNK_RANGE,
+	IMM_HB_CHUNK,
+};
+
+/* An immediate the server must not accept closes the path. */
+static bool case_bad_imm(const struct peer_case *tc)
+{
+	struct path p;
+	__be32 imm = 0;
+	bool ok = false;
+
+	if (!path_up(&p))
+		goto out;
+	switch (tc->arg) {
+	case IMM_ZERO:
+		imm = imm_raw(RIFT_IMM_INVALID, 0, 0);
+		break;
+	case IMM_RESERVED_TYPE:
+		imm = imm_raw(RIFT_IMM_TYPE_NR + 2, 0, 0);
+		break;
+	case IMM_SERVER_TYPE:
+		imm = imm_raw(RIFT_IMM_RSP, 0, 0);
+		break;
+	case IMM_CHUNK_RANGE:
+		imm = imm_raw(RIFT_IMM_WRITE, p.info.queue_depth, 1);
+		break;
+	case IMM_HB_CHUNK:
+		imm = imm_raw(RIFT_IMM_HB, 1, 7);
+		break;
+	}
+	diag("immediate 0x%08x", be32_to_cpu(imm));
+	ok = send_imm(p.con[0], imm) && expect_closed(p.con[0]);
+out:
+	path_down(&p);
+	return ok;
+}
+
+/* A plain SEND once the path is up: only INFO_REQ may come without one. */
+static bool case_send_without_imm(const struct peer_case *tc)
+{
+	u8 msg[16] = { 0 };
+	struct path p;
+	bool ok;
+
+	(void)tc;
+	ok = path_up(&p) && send_msg(p.con[0], msg, sizeof(msg)) &&
+	     expect_closed(p.con[0]);
+	path_down(&p);
+	return ok;
+}
+
+/* Writing into a chunk with a key the server never handed out. */
+static bool case_write_bad_rkey(const struct peer_case *tc)
+{
+	u8 data[512];
+	struct test_hdr h;
+	struct path p;
+	struct io io;
+	__be32 imm;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 5);
+	test_hdr_init(&h, 0, sizeof(data));
+	ok = path_up(&p) &&
+	     io_build(&p, &io, RIFT_IO_WRITE, 0, data, sizeof(data), &h, sizeof(h),
+		      NULL, 0) &&
+	     EXPECT(!rift_imm_encode(&io.imm, &imm), "cannot encode the immediate");
+	if (ok) {
+		p.chunks[0].rkey ^= 0xff;
+		ok = io_post_raw(&p, p.con[0], &io, imm) && expect_closed(p.con[0]);
+	}
+	path_down(&p);
+	return ok;
+}
+
+/* A read whose segment names a key that is not ours: the server's write fails. */
+static bool case_read_bad_rkey(const struct peer_case *tc)
+{
+	struct rift_rbuf seg;
+	struct test_hdr h;
+	struct path p;
+	struct io io;
+	bool ok;
+
+	(void)tc;
+	test_hdr_init(&h, 0, 512);
+	ok = path_up(&p);
+	if (ok) {
+		peer_read_region(p.con[0], &seg.addr, &seg.rkey);
+		seg.rkey ^= 0xff;
+		seg.len = 512;
+		ok = io_build(&p, &io, RIFT_IO_READ, 0, NULL, 512, &h, sizeof(h), &seg, 1) &&
+		     io_post(&p, p.con[0], &io) && expect_closed(p.con[0]);
+	}
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * A client that stops talking: the server must notice by heartbeats
+ * (protocol, "Heartbeats") and close the path after hb_missed_max
+ * intervals without traffic.
+ */
+static bool case_silent_peer(const struct peer_case *tc)
+{
+	struct path p;
+	bool ok;
+	int ms;
+
+	(void)tc;
+	ok = path_up(&p);
+	if (ok) {
+		ms = (p.info.hb_missed_max + 2) * p.info.hb_interval_ms + 2000;
+		diag("silent for up to %d ms (hb_interval_ms %u, hb_missed_max %u)", ms,
+		     p.info.hb_interval_ms, p.info.hb_missed_max);
+		ok = expect_closed_within(p.con[0], ms);
+	}
+	path_down(&p);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* Driver                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Table entries: a case, a variant of a shared case, a known server gap. */
+#define CASE(n, fn)		{ .name = n, .run = fn }
+#define VARIANT(n, fn, a)	{ .name = n, .run = fn, .arg = a }
+#define TODO(n, fn, why)	{ .name = n, .run = fn, .todo = why }
+
+static const struct peer_case cases[] = {
+	CASE("con_req_empty",			case_con_req_empty),
+	CASE("con_req_garbage",			case_con_req_garbage),
+	VARIANT("con_req_bad_magic",		case_con_req_bad, CON_REQ_BAD_MAGIC),
+	VARIANT("con_req_zero_sess_uuid",	case_con_req_bad, CON_REQ_ZERO_SESS_UUID),
+	VARIANT("con_req_zero_path_uuid",	case_con_req_bad, CON_REQ_ZERO_PATH_UUID),
+	VARIANT("con_req_idx_out_of_range",	case_con_req_bad, CON_REQ_IDX_RANGE),
+	VARIANT("con_req_too_many_cons",	case_con_req_bad, CON_REQ_TOO_MANY_CONS),
+	VARIANT("con_req_zero_queue_depth",	case_con_req_bad, CON_REQ_ZERO_QD),
+	VARIANT("con_req_queue_depth_range",	case_con_req_bad, CON_REQ_QD_RANGE),
+	CASE("con_req_version",			case_con_req_version),
+	CASE("con_req_join_unknown",		case_con_req_join_unknown),
+	VARIANT("con_duplicate",		case_con_second, CON_DUPLICATE),
+	VARIANT("con_cnt_mismatch",		case_con_second, CON_CNT_MISMATCH),
+	VARIANT("con_stale_gen",		case_con_second, CON_STALE_GEN),
+	VARIANT("con_queue_depth_mismatch",	case_con_second, CON_QD_MISMATCH),
+	CASE("con_newer_gen_replaces",		case_con_newer_gen),
+	CASE("con_newer_gen_on_live_path",	case_con_reconnect),
+	CASE("con_queue_depth_clamped",		case_con_qd_clamped),
+	CASE("msg_before_info",			case_msg_before_info),
+	VARIANT("info_garbage",			case_info_bad, INFO_GARBAGE),
+	VARIANT("info_critical_tlv",		case_info_bad, INFO_CRITICAL_TLV),
+	VARIANT("info_bad_name",		case_info_bad, INFO_BAD_NAME),
+	VARIANT("info_no_name",			case_info_bad, INFO_NO_NAME),
+	VARIANT("info_wrong_version",		case_info_bad, INFO_WRONG_VERSION),
+	VARIANT("info_total_len",		case_info_bad, INFO_TOTAL_LEN),
+	VARIANT("info_max_len",			case_info_size, INFO_MAX_LEN),
+	VARIANT("info_oversized",		case_info_size, INFO_OVERSIZED),
+	CASE("info_waits_for_all_cons",		case_info_waits_for_all_cons),
+	VARIANT("name_clash",			case_session_name, NAME_CLASH),
+	VARIANT("name_mismatch",		case_session_name, NAME_MISMATCH),
+	VARIANT("path_same_addresses",		case_session_name, PATH_SAME_ADDR),
+	VARIANT("second_path_joins",		case_session_name, PATH_JOIN),
+	CASE("hb_echo",				case_hb_echo),
+	CASE("hb_ack_unsolicited",		case_hb_ack_unsolicited),
+	CASE("ulp_error_chunk_reused",		case_ulp_error),
+	CASE("write_read",			case_write_read),
+	CASE("all_chunks_in_flight",		case_all_chunks_in_flight),
+	CASE("abort_with_requests",		case_abort_with_requests),
+	VARIANT("desc_off_mismatch",		case_bad_desc, DESC_OFF_MISMATCH),
+	VARIANT("desc_bad_magic",		case_bad_desc, DESC_BAD_MAGIC),
+	VARIANT("desc_dir_mismatch",		case_bad_desc, DESC_DIR_MISMATCH),
+	VARIANT("desc_chunk_mismatch",		case_bad_desc, DESC_CHUNK_MISMATCH),
+	VARIANT("desc_flags",			case_bad_desc, DESC_FLAGS),
+	VARIANT("desc_usr_overlap",		case_bad_desc, DESC_USR_OVERLAP),
+	VARIANT("desc_data_len",		case_bad_desc, DESC_DATA_LEN),
+	VARIANT("desc_beyond_chunk",		case_bad_desc, DESC_BEYOND_CHUNK),
+	VARIANT("desc_seg_wrap",		case_bad_desc, DESC_SEG_WRAP),
+	VARIANT("desc_seg_sum",			case_bad_desc, DESC_SEG_SUM),
+	VARIANT("imm_zero",			case_bad_imm, IMM_ZERO),
+	VARIANT("imm_reserved_type",		case_bad_imm, IMM_RESERVED_TYPE),
+	VARIANT("imm_server_type",		case_bad_imm, IMM_SERVER_TYPE),
+	VARIANT("imm_chunk_out_of_range",	case_bad_imm, IMM_CHUNK_RANGE),
+	VARIANT("imm_hb_with_chunk",		case_bad_imm, IMM_HB_CHUNK),
+	CASE("send_without_imm",		case_send_without_imm),
+	CASE("write_bad_rkey",			case_write_bad_rkey),
+	CASE("read_bad_rkey",			case_read_bad_rkey),
+	TODO("silent_peer", case_silent_peer,
+	     "the server sends no heartbeats and never closes a silent path"),
+};
+
+static void overrun(int sig)
+{
+	static const char msg[] = "# rift-peer: case overran its time budget\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void run_id_init(void)
+{
+	FILE *f = fopen("/dev/urandom", "r");
+	u64 v;
+
+	if (!f || fread(run_id, sizeof(run_id), 1, f) != 1) {
+		v = (u64)time(NULL) << 20 ^ (u64)getpid();
+		memcpy(run_id, &v, sizeof(v));
+	}
+	if (f)
+		fclose(f);
+}
+
+static void print_usage(void)
+{
+	fprintf(stderr,
+		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [CASE...]\n"
+		"       rift-peer -l\n");
+	exit(2);
+}
+
+static const struct peer_case *find_case(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		if (!strcmp(cases[i].name, name))
+			return &cases[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct peer_case *sel[ARRAY_SIZE(cases)];
+	int pass = 0, fail = 0, todo = 0, opt;
+	size_t n = 0, i;
+	bool ok;
+
+	while ((opt = getopt(argc, argv, "s:d:p:t:lh")) != -1) {
+		switch (opt) {
+		case 's':
+			target.src = optarg;
+			break;
+		case 'd':
+			target.dst = optarg;
+			break;
+		case 'p':
+			target.port = atoi(optarg);
+			break;
+		case 't':
+			peer_timeout_ms = atoi(optarg);
+			if (peer_timeout_ms <= 0)
+				print_usage();
+			break;
+		case 'l':
+			for (i = 0; i < ARRAY_SIZE(cases); i++)
+				printf("%s\n", cases[i].name);
+			return 0;
+		default:
+			print_usage();
+		}
+	}
+	if (optind == argc) {
+		for (i = 0; i < ARRAY_SIZE(cases); i++)
+			sel[n++] = &cases[i];
+	}
+	for (; optind < argc; optind++) {
+		const struct peer_case *tc = find_case(argv[optind]);
+
+		if (!tc || n == ARRAY_SIZE(sel)) {
+			fprintf(stderr, "rift-peer: no case '%s' (see -l)\n", argv[optind]);
+			return 2;
+		}
+		sel[n++] = tc;
+	}
+
+	reverse.src = target.dst;
+	reverse.dst = target.src;
+	reverse.port = target.port;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGALRM, overrun);
+	run_id_init();
+	printf("KTAP version 1\n1..%zu\n", n);
+	for (i = 0; i < n; i++) {
+		cur_case = sel[i]->name;
+		fail_tag = sel[i]->todo ? "TODO" : "FAIL";
+		/* Every wait is bounded; this catches a bug in the peer itself. */
+		alarm(8 * peer_timeout_ms / 1000 + 30);
+		ok = sel[i]->run(sel[i]);
+		alarm(0);
+		if (sel[i]->todo) {
+			printf("%sok %zu %s # TODO %s\n", ok ? "" : "not ", i + 1,
+			       sel[i]->name, sel[i]->todo);
+			todo++;
+		} else {
+			printf("%sok %zu %s\n", ok ? "" : "not ", i + 1, sel[i]->name);
+			if (ok)
+				pass++;
+			else
+				fail++;
+		}
+	}
+	cur_case = "rift-peer";
+	diag("%d passed, %d failed, %d todo", pass, fail, todo);
+	return fail ? 1 : 0;
+}
