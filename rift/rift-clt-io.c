@@ -37,19 +37,26 @@ static void rift_clt_req_unmap(struct rift_clt_req *req)
 	req->hdr_dma = 0;
 }
 
-static void rift_clt_req_end(struct rift_clt_req *req, int err)
+/* Give back what posting on a path took: MR, DMA mappings, counts. */
+static void rift_clt_req_release(struct rift_clt_req *req)
 {
-	struct rift_clt_path *path = req->path;
-
 	if (req->mr) {
 		ib_mr_pool_put(req->con->c.qp,
 			       &req->con->c.qp->rdma_mrs, req->mr);
 		req->mr = NULL;
 	}
 	rift_clt_req_unmap(req);
+	atomic_dec(&req->con->inflight);
+	atomic_dec(&req->path->inflight);
+}
+
+static void rift_clt_req_end(struct rift_clt_req *req, int err)
+{
+	struct rift_clt_path *path = req->path;
+
+	rift_clt_req_release(req);
 	if (err)
 		this_cpu_inc(path->stats->errors);
-	atomic_dec(&path->inflight);
 	req->ops.done(req->ops.priv, err);
 }
 
@@ -207,6 +214,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	/* Any traffic is a sign of life for the heartbeat. */
 	atomic_set(&path->rx_seen, 1);
+	atomic_set(&con->rx_seen, 1);
 	switch (imm.type) {
 	case RIFT_IMM_RSP:
 		rift_clt_rsp(con, &imm);
@@ -217,7 +225,9 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			rift_clt_path_fail(path, "cannot answer heartbeat");
 		break;
 	case RIFT_IMM_HB_ACK:
-		if (imm.seq == READ_ONCE(path->hb_seq)) {
+		if (con->idx != RIFT_CLT_CON_CTL) {
+			WRITE_ONCE(con->probe_out, false);
+		} else if (imm.seq == READ_ONCE(path->hb_seq)) {
 			WRITE_ONCE(path->rtt_us,
 				   ktime_us_delta(ktime_get(), path->hb_sent));
 			WRITE_ONCE(path->hb_outstanding, false);
@@ -233,16 +243,24 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * rift_clt_fail_inflight() - complete what a drained connection still held
+ * rift_clt_fail_inflight() - move off what a drained connection still held
  * @con: connection whose QP is drained
  *
- * No completion for these requests can arrive any more.  Their MRs go
- * back to the pool, which the caller destroys next, so a late server write
- * into their pages fails on the wire.
+ * No completion for these requests can arrive any more, so nothing can
+ * complete them twice.  A read whose response had arrived (its MR was
+ * being invalidated) is done: it completes with the server's answer.
+ * Every other request gives back its MR (the caller destroys the pool
+ * next, so a late server write into its pages fails on the wire) and its
+ * mappings, and is posted again on another path by the session's
+ * failover work, or completes with -ECONNRESET if the session is closing.
+ * The failed path instance never comes back, so a request is never posted
+ * twice on the same one.
  */
 void rift_clt_fail_inflight(struct rift_clt_con *con)
 {
 	struct rift_clt_sess *sess = con->path->sess;
+	bool park = false;
+	int old;
 	u32 i;
 
 	if (!sess->reqs)
@@ -252,10 +270,26 @@ void rift_clt_fail_inflight(struct rift_clt_con *con)
 
 		if (READ_ONCE(req->con) != con)
 			continue;
-		if (atomic_xchg(&req->state, RIFT_CLT_REQ_IDLE) == RIFT_CLT_REQ_IDLE)
+		old = atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
+				     RIFT_CLT_REQ_IDLE);
+		if (old == RIFT_CLT_REQ_INVALIDATING &&
+		    atomic_cmpxchg(&req->state, old, RIFT_CLT_REQ_IDLE) == old) {
+			rift_clt_req_end(req, req->result);
 			continue;
-		rift_clt_req_end(req, -ECONNRESET);
+		}
+		if (old != RIFT_CLT_REQ_POSTED)
+			continue;
+		if (!rift_clt_sess_may_wait(sess)) {
+			rift_clt_req_end(req, -ECONNRESET);
+			continue;
+		}
+		this_cpu_inc(req->path->stats->failovers);
+		rift_clt_req_release(req);
+		rift_clt_req_park(req);
+		park = true;
 	}
+	if (park)
+		rift_clt_sess_kick_failover(sess);
 }
 
 static struct rift_permit *rift_clt_permit(struct rift_clt_sess *sess, u32 id)
@@ -285,6 +319,8 @@ int rift_clt_reqs_init(struct rift_clt_sess *sess)
 
 		rift_clt_permit(sess, i)->id = i;
 		req->permit_id = i;
+		req->sess = sess;
+		INIT_LIST_HEAD(&req->pending);
 		req->inv_cqe.done = rift_clt_inv_done;
 		atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
 		req->hdr = kzalloc(RIFT_CLT_HDR_BUF, GFP_KERNEL);
@@ -408,8 +444,7 @@ static struct rift_clt_con *rift_clt_pick_con(struct rift_clt_path *path,
 	return &path->cons[1 + cpu % nr_io];
 }
 
-static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
-			    size_t nr_usr, struct rift_io_req *io)
+static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 {
 	struct rift_clt_con *con = req->con;
 	struct rift_clt_path *path = req->path;
@@ -430,17 +465,12 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 	u32 off, hdr_gap, nr_wr = 1;
 	int n;
 	const struct ib_send_wr *bad = NULL;
-	size_t k, pos;
 	bool inline_hdr;
 	int i;
 	int len, err;
 	__be32 imm_data;
 
-	/* ULP header first, then pad up to the descriptor's alignment. */
-	for (k = 0, pos = 0; k < nr_usr; k++) {
-		memcpy(req->hdr + pos, usr[k].iov_base, usr[k].iov_len);
-		pos += usr[k].iov_len;
-	}
+	/* req->hdr starts with the ULP header, the descriptor follows it. */
 	if (io->dir == RIFT_IO_READ) {
 		req->mr = ib_mr_pool_get(con->c.qp, &con->c.qp->rdma_mrs);
 		if (!req->mr)
@@ -550,49 +580,22 @@ static int rift_clt_post_io(struct rift_clt_req *req, const struct kvec *usr,
 }
 
 /**
- * rift_clt_request() - submit a read or write request
- * @sess: session
- * @dir: RIFT_READ (server to @sg) or RIFT_WRITE (@sg to server)
- * @ops: completion, called exactly once unless this returns an error
- * @permit: permit held by the caller for this request
- * @usr: ULP header pieces, RIFT_USR_LEN_MAX bytes in total at most
- * @nr_usr: number of @usr pieces
- * @data_len: payload bytes, at most the session's max_io_size
- * @sg: payload
- * @sg_cnt: entries in @sg, at most the session's max_segments
+ * rift_clt_req_post() - post a prepared request on a connected path
+ * @req: request slot with the ULP's header, data and completion set
  *
- * Return: 0 if submitted; -EMSGSIZE for a request over the limits,
- * -ENOTCONN without a connected path, another negative errno if posting
- * failed (the request was not submitted then).
+ * Used for a new request and for a request moved off a failed path.
+ *
+ * Return: 0 if posted (the completion will run), -ENOTCONN if no path is
+ * connected, another negative errno if posting failed; the request is
+ * not in flight then.
  */
-int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
-		     const struct rift_clt_req_ops *ops,
-		     struct rift_permit *permit,
-		     const struct kvec *usr, size_t nr_usr,
-		     size_t data_len, struct scatterlist *sg,
-		     unsigned int sg_cnt)
+int rift_clt_req_post(struct rift_clt_req *req)
 {
-	struct rift_clt_req *req = &sess->reqs[permit->id];
+	struct rift_clt_sess *sess = req->sess;
 	struct rift_io_req io = {};
 	struct rift_clt_path *path;
 	struct ib_device *ib_dev;
-	size_t usr_len = 0, k;
 	int err;
-
-	struct scatterlist *s;
-	size_t sg_len = 0;
-	unsigned int i;
-
-	for (k = 0; k < nr_usr; k++)
-		usr_len += usr[k].iov_len;
-	if (usr_len > RIFT_USR_LEN_MAX || data_len > sess->max_io_size ||
-	    sg_cnt > RIFT_IO_MAX_SEGS)
-		return -EMSGSIZE;
-	/* The payload lands at the start of the chunk: it must be exact. */
-	for_each_sg(sg, s, sg_cnt, i)
-		sg_len += s->length;
-	if (sg_len != data_len)
-		return -EINVAL;
 
 	/*
 	 * The RCU read section spans the post: a path's close work waits
@@ -605,51 +608,110 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 		goto out_unlock;
 	}
 	req->path = path;
-	req->con = rift_clt_pick_con(path, permit);
-	req->dir = dir;
-	req->ops = *ops;
-	req->sg = sg;
-	req->sg_cnt = sg_cnt;
-	req->data_len = data_len;
+	req->con = rift_clt_pick_con(path, req->permit);
 	req->nents = 0;
 	req->mr = NULL;
+	req->hdr_dma = 0;
 	ib_dev = req->con->c.dev->ib_dev;
-	if (data_len) {
-		req->nents = ib_dma_map_sg(ib_dev, sg, sg_cnt,
-					   dir == RIFT_READ ? DMA_FROM_DEVICE :
+	if (req->data_len) {
+		req->nents = ib_dma_map_sg(ib_dev, req->sg, req->sg_cnt,
+					   req->dir == RIFT_READ ? DMA_FROM_DEVICE :
 					   DMA_TO_DEVICE);
 		if (!req->nents) {
 			err = -ENOMEM;
 			goto out_unlock;
 		}
 	}
-	io.dir = dir == RIFT_READ ? RIFT_IO_READ : RIFT_IO_WRITE;
-	io.chunk = permit->id;
-	io.usr_len = usr_len;
-	io.data_len = data_len;
+	io.dir = req->dir == RIFT_READ ? RIFT_IO_READ : RIFT_IO_WRITE;
+	io.chunk = req->permit_id;
+	io.usr_len = req->usr_len;
+	io.data_len = req->data_len;
 	atomic_inc(&path->inflight);
+	atomic_inc(&req->con->inflight);
 	atomic_set(&req->state, RIFT_CLT_REQ_POSTED);
-	err = rift_clt_post_io(req, usr, nr_usr, &io);
+	err = rift_clt_post_io(req, &io);
 	if (err) {
 		atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
-		atomic_dec(&path->inflight);
-		if (req->mr) {
-			ib_mr_pool_put(req->con->c.qp,
-				       &req->con->c.qp->rdma_mrs, req->mr);
-			req->mr = NULL;
-		}
-		rift_clt_req_unmap(req);
+		rift_clt_req_release(req);
 		goto out_unlock;
 	}
-	if (dir == RIFT_READ) {
+	if (req->dir == RIFT_READ) {
 		this_cpu_inc(path->stats->reqs_read);
-		this_cpu_add(path->stats->bytes_read, data_len);
+		this_cpu_add(path->stats->bytes_read, req->data_len);
 	} else {
 		this_cpu_inc(path->stats->reqs_write);
-		this_cpu_add(path->stats->bytes_write, data_len);
+		this_cpu_add(path->stats->bytes_write, req->data_len);
 	}
 out_unlock:
 	rcu_read_unlock();
+	return err;
+}
+
+/**
+ * rift_clt_request() - submit a read or write request
+ * @sess: session
+ * @dir: RIFT_READ (server to @sg) or RIFT_WRITE (@sg to server)
+ * @ops: completion, called exactly once unless this returns an error
+ * @permit: permit held by the caller for this request
+ * @usr: ULP header pieces, RIFT_USR_LEN_MAX bytes in total at most
+ * @nr_usr: number of @usr pieces
+ * @data_len: payload bytes, at most the session's max_io_size
+ * @sg: payload
+ * @sg_cnt: entries in @sg, at most the session's max_segments
+ *
+ * With no path connected, the request waits up to the session's
+ * io_timeout_ms for one (then completes with -ETIMEDOUT); a request in
+ * flight on a path that fails is posted again on another connected path,
+ * see rift_clt_fail_inflight().
+ *
+ * Return: 0 if submitted; -EMSGSIZE for a request over the limits,
+ * -ENOTCONN if no path is connected and none can come back (session
+ * closing, io_timeout_ms 0), another negative errno if posting failed
+ * (the request was not submitted then).
+ */
+int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
+		     const struct rift_clt_req_ops *ops,
+		     struct rift_permit *permit,
+		     const struct kvec *usr, size_t nr_usr,
+		     size_t data_len, struct scatterlist *sg,
+		     unsigned int sg_cnt)
+{
+	struct rift_clt_req *req = &sess->reqs[permit->id];
+	size_t usr_len = 0, k;
+	struct scatterlist *s;
+	size_t sg_len = 0;
+	unsigned int i;
+	int err;
+
+	for (k = 0; k < nr_usr; k++)
+		usr_len += usr[k].iov_len;
+	if (usr_len > RIFT_USR_LEN_MAX || data_len > sess->max_io_size ||
+	    sg_cnt > RIFT_IO_MAX_SEGS)
+		return -EMSGSIZE;
+	/* The payload lands at the start of the chunk: it must be exact. */
+	for_each_sg(sg, s, sg_cnt, i)
+		sg_len += s->length;
+	if (sg_len != data_len)
+		return -EINVAL;
+
+	/* Kept in the slot: a failover re-posts it without the ULP. */
+	for (k = 0, usr_len = 0; k < nr_usr; k++) {
+		memcpy(req->hdr + usr_len, usr[k].iov_base, usr[k].iov_len);
+		usr_len += usr[k].iov_len;
+	}
+	req->usr_len = usr_len;
+	req->permit = permit;
+	req->dir = dir;
+	req->ops = *ops;
+	req->sg = sg;
+	req->sg_cnt = sg_cnt;
+	req->data_len = data_len;
+	req->has_deadline = false;
+	err = rift_clt_req_post(req);
+	if (err == -ENOTCONN && rift_clt_sess_may_wait(sess)) {
+		rift_clt_req_park(req);
+		return 0;
+	}
 	return err;
 }
 EXPORT_SYMBOL_GPL(rift_clt_request);
@@ -688,33 +750,4 @@ u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess)
 	}
 	mutex_unlock(&sess->lock);
 	return bytes;
-}
-
-/**
- * rift_clt_pick_path() - choose a connected path for the next request
- * @sess: session
- *
- * Round-robin over connected paths.  Caller holds rcu_read_lock().
- *
- * Return: a path, or NULL when none is connected.
- */
-struct rift_clt_path *rift_clt_pick_path(struct rift_clt_sess *sess)
-{
-	struct rift_clt_path *path, *first = NULL;
-	int n = atomic_inc_return(&sess->rr_next);
-	int nr = atomic_read(&sess->connected);
-	int i = 0;
-
-	if (nr <= 0)
-		return NULL;
-	n %= nr;
-	list_for_each_entry_rcu(path, &sess->paths, entry) {
-		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED)
-			continue;
-		if (!first)
-			first = path;
-		if (i++ == n)
-			return path;
-	}
-	return first;
 }

@@ -21,9 +21,33 @@ module_param(max_io_cons, uint, 0444);
 MODULE_PARM_DESC(max_io_cons,
 		 "Cap on IO connections per path (default 4; one per online CPU below it)");
 
-static unsigned int reconnect_delay_ms = 2000;
+static unsigned int reconnect_delay_ms = 1000;
 module_param(reconnect_delay_ms, uint, 0644);
-MODULE_PARM_DESC(reconnect_delay_ms, "Delay before reconnecting a failed path (default 2000)");
+MODULE_PARM_DESC(reconnect_delay_ms,
+		 "First delay before reconnecting a failed path, ms; doubles per attempt (default 1000)");
+
+static unsigned int reconnect_delay_max_ms = 30000;
+module_param(reconnect_delay_max_ms, uint, 0644);
+MODULE_PARM_DESC(reconnect_delay_max_ms, "Cap of the reconnect delay, ms (default 30000)");
+
+static int max_reconnect_attempts = -1;
+module_param(max_reconnect_attempts, int, 0644);
+MODULE_PARM_DESC(max_reconnect_attempts,
+		 "Reconnect attempts before a path gives up; -1 forever, 0 never (default -1)");
+
+static unsigned int io_timeout_ms = 30000;
+module_param(io_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(io_timeout_ms,
+		 "How long a request waits for a connected path, ms; 0 fails at once (default 30000)");
+
+static unsigned int hb_interval_ms = RIFT_HB_INTERVAL_CLT_DEFAULT_MS;
+module_param(hb_interval_ms, uint, 0644);
+MODULE_PARM_DESC(hb_interval_ms, "Heartbeat interval of new sessions, ms (default 5000)");
+
+static unsigned int hb_missed_max = RIFT_HB_MISSED_DEFAULT;
+module_param(hb_missed_max, uint, 0644);
+MODULE_PARM_DESC(hb_missed_max,
+		 "Silent heartbeat intervals before a path is declared failed (default 5)");
 
 struct class rift_clt_class = {
 	.name = "rift-client",
@@ -210,7 +234,19 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	sess->req_queue_depth = args->queue_depth ? args->queue_depth :
 		clamp_t(u32, default_queue_depth, 1, RIFT_MAX_QUEUE_DEPTH);
 	sess->pdu_size = args->pdu_size;
-	sess->reconnect_delay_ms = reconnect_delay_ms;
+	sess->reconnect_delay_ms = clamp_t(u32, reconnect_delay_ms, RIFT_CLT_RECONNECT_DELAY_MIN_MS,
+					   RIFT_CLT_RECONNECT_DELAY_MAX_MS);
+	sess->reconnect_delay_max_ms = clamp_t(u32, reconnect_delay_max_ms,
+					       sess->reconnect_delay_ms,
+					       RIFT_CLT_RECONNECT_DELAY_MAX_MS);
+	sess->max_reconnect_attempts = max(max_reconnect_attempts, -1);
+	sess->io_timeout_ms = min_t(u32, io_timeout_ms, RIFT_CLT_IO_TIMEOUT_MAX_MS);
+	sess->hb_interval_ms = clamp_t(u32, hb_interval_ms, RIFT_HB_INTERVAL_MIN_MS,
+				       RIFT_HB_INTERVAL_MAX_MS);
+	sess->hb_missed_max = clamp_t(u32, hb_missed_max, RIFT_HB_MISSED_MIN,
+				      RIFT_HB_MISSED_LIMIT);
+	sess->mp_policy = RIFT_CLT_MP_ROUND_ROBIN;
+	rift_clt_sess_mp_init(sess);
 	mutex_init(&sess->lock);
 	INIT_LIST_HEAD(&sess->paths);
 	init_waitqueue_head(&sess->permit_wait);
@@ -254,6 +290,7 @@ err_paths:
 	sess->closing = true;
 	mutex_unlock(&sess->lock);
 	rift_clt_sess_remove_all(sess);
+	rift_clt_sess_fail_pending(sess);
 	kobject_put(sess->paths_kobj);
 err_del:
 	device_del(&sess->dev);
@@ -278,6 +315,7 @@ void rift_clt_close(struct rift_clt_sess *sess)
 	sess->closing = true;
 	mutex_unlock(&sess->lock);
 	rift_clt_sess_remove_all(sess);
+	rift_clt_sess_fail_pending(sess);
 	kobject_put(sess->paths_kobj);
 	device_unregister(&sess->dev);
 }

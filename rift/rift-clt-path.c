@@ -26,6 +26,11 @@ MODULE_PARM_DESC(connect_timeout_ms,
  * Test hook: offer only this protocol version (0: the built-in range), so
  * a selftest can watch a server refuse a version it does not speak.
  */
+static u8 ack_timeout = 20;
+module_param(ack_timeout, byte, 0644);
+MODULE_PARM_DESC(ack_timeout,
+		 "QP ack timeout, 4.096 us * 2^N (default 20: ~4.3 s; 0: rdma_cm's)");
+
 static ushort test_proto_version;
 module_param(test_proto_version, ushort, 0644);
 MODULE_PARM_DESC(test_proto_version, "Testing only: offer just this protocol version");
@@ -38,6 +43,7 @@ static const char * const rift_clt_path_state_names[] = {
 	[RIFT_CLT_PATH_RECONNECTING]	= "reconnecting",
 	[RIFT_CLT_PATH_CLOSING]		= "closing",
 	[RIFT_CLT_PATH_CLOSED]		= "closed",
+	[RIFT_CLT_PATH_GAVE_UP]		= "gave-up",
 };
 
 static_assert(ARRAY_SIZE(rift_clt_path_state_names) == RIFT_CLT_PATH_STATE_NR);
@@ -48,10 +54,11 @@ static const u32 rift_clt_path_next[RIFT_CLT_PATH_STATE_NR] = {
 	[RIFT_CLT_PATH_IDLE]		= S(CONNECTING) | S(CLOSING),
 	[RIFT_CLT_PATH_CONNECTING]	= S(CONNECTED) | S(ERROR) | S(CLOSING),
 	[RIFT_CLT_PATH_CONNECTED]	= S(ERROR) | S(CLOSING),
-	[RIFT_CLT_PATH_ERROR]		= S(RECONNECTING) | S(CLOSING),
+	[RIFT_CLT_PATH_ERROR]		= S(RECONNECTING) | S(GAVE_UP) | S(CLOSING),
 	[RIFT_CLT_PATH_RECONNECTING]	= S(CONNECTED) | S(ERROR) | S(CLOSING),
 	[RIFT_CLT_PATH_CLOSING]		= S(CLOSED),
 	[RIFT_CLT_PATH_CLOSED]		= 0,
+	[RIFT_CLT_PATH_GAVE_UP]		= S(RECONNECTING) | S(CLOSING),
 };
 
 #undef S
@@ -381,6 +388,20 @@ static int rift_clt_con_connect(struct rift_clt_con *con)
 	init_completion(&con->done);
 	con->err = 0;
 	con->c.cm_id = cm_id;
+	/*
+	 * A retransmission costs rxe (6.1) dearly: its retry re-executes
+	 * REG_MR work requests that already ran, which fails and wedges the
+	 * QP.  Acks delayed by a busy host must not trigger one, so wait
+	 * longer than rdma_cm's default before retransmitting; a dead peer is
+	 * found by heartbeats anyway, never by the retry counter.
+	 */
+	if (ack_timeout) {
+		err = rdma_set_ack_timeout(cm_id, ack_timeout);
+		if (err) {
+			rift_clt_path_set_error(path, "cannot set the ack timeout: %d", err);
+			goto err_close;
+		}
+	}
 	if (path->src.ss_family != AF_UNSPEC)
 		src = (struct sockaddr *)&path->src;
 	err = rdma_resolve_addr(cm_id, src, (struct sockaddr *)&path->dst,
@@ -448,6 +469,8 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	if (!rift_proto_name_valid(req.host_name, strlen(req.host_name)))
 		req.host_name[0] = '\0';
 	req.feat_offered = 0;
+	/* The server watches us at the tick we ask for. */
+	req.hb_interval_ms = READ_ONCE(sess->hb_interval_ms);
 	len = rift_info_encode(&req, tx->buf, tx->size);
 	if (len < 0) {
 		err = len;
@@ -495,8 +518,7 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	/* Consumed and never posted again: give the 128 KiB back. */
 	rift_iu_free(ib_dev, ctl->info_rx);
 	ctl->info_rx = NULL;
-	path->hb_interval_ms = rsp.hb_interval_ms;
-	path->hb_missed_max = rsp.hb_missed_max;
+	/* The server's tick is its own: ours are the session's tunables. */
 	pr_debug("%s/%s: %u chunks of %u bytes, hb %u ms x %u\n", sess->name,
 		 path->name, rsp.nr_chunks, rsp.chunk_size, rsp.hb_interval_ms,
 		 rsp.hb_missed_max);
@@ -560,7 +582,8 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	int i, err;
 
 	lockdep_assert_held(&path->conn_mutex);
-	reconnect = rift_clt_path_get_state(path) == RIFT_CLT_PATH_ERROR;
+	reconnect = rift_clt_path_get_state(path) == RIFT_CLT_PATH_ERROR ||
+		    rift_clt_path_get_state(path) == RIFT_CLT_PATH_GAVE_UP;
 	if (!rift_clt_path_set_state(path, reconnect ? RIFT_CLT_PATH_RECONNECTING :
 				     RIFT_CLT_PATH_CONNECTING))
 		return -EINVAL;
@@ -590,6 +613,10 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	path->hb_missed = 0;
 	path->hb_outstanding = false;
 	atomic_set(&path->rx_seen, 1);
+	for (i = 0; i < path->nr_cons; i++) {
+		path->cons[i].stalled = 0;
+		path->cons[i].probe_out = false;
+	}
 	/*
 	 * A connection that failed after it was established (the failure was
 	 * noted in ->setup_failed) must not let the path go CONNECTED.
@@ -606,14 +633,50 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	}
 	if (reconnect)
 		path->reconnects++;
+	path->reconnect_attempts = 0;
 	queue_delayed_work(path->sess->wq, &path->hb_work,
-			   msecs_to_jiffies(path->hb_interval_ms));
+			   msecs_to_jiffies(READ_ONCE(path->sess->hb_interval_ms)));
+	/* Requests waiting for a path may go now. */
+	rift_clt_sess_kick_failover(path->sess);
 	return 0;
 
 err_close:
 	rift_clt_path_close_cons(path);
 	rift_clt_path_set_state(path, RIFT_CLT_PATH_ERROR);
 	return err;
+}
+
+/*
+ * Exponential backoff from reconnect_delay_ms up to reconnect_delay_max_ms,
+ * in milliseconds, each delay drawn uniformly from [d/2, d] so that the
+ * paths of many clients that lost the same server do not come back in
+ * lockstep.  After max_reconnect_attempts failed attempts the path gives
+ * up and waits for the user's reconnect.
+ */
+static void rift_clt_path_schedule_reconnect(struct rift_clt_path *path)
+{
+	struct rift_clt_sess *sess = path->sess;
+	int max = READ_ONCE(sess->max_reconnect_attempts);
+	u32 base = READ_ONCE(sess->reconnect_delay_ms);
+	u32 cap = max_t(u32, READ_ONCE(sess->reconnect_delay_max_ms), base);
+	u32 n = path->reconnect_attempts;
+	u64 d;
+
+	lockdep_assert_held(&path->conn_mutex);
+	if (READ_ONCE(path->removed) || READ_ONCE(sess->closing) ||
+	    rift_clt_path_get_state(path) != RIFT_CLT_PATH_ERROR)
+		return;
+	if (max >= 0 && n >= max) {
+		if (rift_clt_path_set_state(path, RIFT_CLT_PATH_GAVE_UP))
+			rift_clt_path_set_error(path, "gave up after %u reconnect attempts",
+						n);
+		return;
+	}
+	path->reconnect_attempts = n + 1;
+	d = min_t(u64, (u64)base << min_t(u32, n, 20), cap);
+	d = d / 2 + get_random_u32_below(d - d / 2 + 1);
+	trace_rift_clt_path_backoff(sess->name, path->name, n + 1, d);
+	queue_delayed_work(sess->wq, &path->connect_work, msecs_to_jiffies(d));
 }
 
 static void rift_clt_path_connect_work(struct work_struct *work)
@@ -628,16 +691,16 @@ static void rift_clt_path_connect_work(struct work_struct *work)
 	mutex_lock(&path->conn_mutex);
 	state = rift_clt_path_get_state(path);
 	if (READ_ONCE(path->removed) || READ_ONCE(sess->closing) ||
-	    (state != RIFT_CLT_PATH_IDLE && state != RIFT_CLT_PATH_ERROR)) {
+	    (state != RIFT_CLT_PATH_IDLE && state != RIFT_CLT_PATH_ERROR &&
+	     state != RIFT_CLT_PATH_GAVE_UP)) {
 		mutex_unlock(&path->conn_mutex);
 		return;
 	}
 	was_down = atomic_read(&sess->connected) == 0;
 	up = rift_clt_path_connect_sync(path) == 0;
 	/* Under the mutex: path destroy cancels this work after taking it. */
-	if (!up && !READ_ONCE(path->removed) && !READ_ONCE(sess->closing))
-		queue_delayed_work(sess->wq, &path->connect_work,
-				   msecs_to_jiffies(sess->reconnect_delay_ms));
+	if (!up)
+		rift_clt_path_schedule_reconnect(path);
 	mutex_unlock(&path->conn_mutex);
 	if (up && was_down && sess->ops.link_ev)
 		sess->ops.link_ev(sess->ops.priv, RIFT_CLT_LINK_EV_RECONNECTED);
@@ -659,6 +722,52 @@ int rift_clt_path_connect_now(struct rift_clt_path *path)
 }
 
 /*
+ * A path whose control connection answers heartbeats may still carry IO
+ * on a connection that stopped making progress: rxe, for one, can wedge a
+ * QP after a retransmission without reporting a completion.  Probe every
+ * IO connection that has requests in flight and received nothing for a
+ * tick, so a slow ULP on the server (the probe is answered) is told apart
+ * from a dead QP (it is not); fail the path after hb_missed_max silent
+ * ticks, so that its teardown flushes the QP and completes the requests.
+ * Return: true if the path was failed.
+ */
+static bool rift_clt_path_probe_cons(struct rift_clt_path *path)
+{
+	struct rift_imm imm = { .type = RIFT_IMM_HB };
+	struct rift_clt_con *con;
+	char why[80];
+	u16 i;
+
+	for (i = 1; i < path->nr_cons; i++) {
+		con = &path->cons[i];
+		if (atomic_xchg(&con->rx_seen, 0) || !atomic_read(&con->inflight)) {
+			con->stalled = 0;
+			continue;
+		}
+		if (++con->stalled >= path->hb_missed_max) {
+			snprintf(why, sizeof(why),
+				 "connection %u: no progress for %u ms with %d requests in flight",
+				 i, con->stalled * path->hb_interval_ms,
+				 atomic_read(&con->inflight));
+			rift_clt_path_fail(path, why);
+			return true;
+		}
+		if (READ_ONCE(con->probe_out))
+			continue;
+		WRITE_ONCE(con->probe_out, true);
+		rcu_read_lock();
+		if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED &&
+		    rift_clt_send_imm(con, &imm)) {
+			rcu_read_unlock();
+			rift_clt_path_fail(path, "cannot send a heartbeat probe");
+			return true;
+		}
+		rcu_read_unlock();
+	}
+	return false;
+}
+
+/*
  * The peer may vanish without a QP error (rxe retries forever with
  * retry_count 7, a cable may go quiet): traffic, or the lack of it,
  * decides.  Send a heartbeat on an idle tick; fail the path after
@@ -672,9 +781,11 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 
 	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
 		return;
+	path->hb_interval_ms = READ_ONCE(path->sess->hb_interval_ms);
+	path->hb_missed_max = READ_ONCE(path->sess->hb_missed_max);
 	if (atomic_xchg(&path->rx_seen, 0)) {
 		path->hb_missed = 0;
-	} else if (++path->hb_missed > path->hb_missed_max) {
+	} else if (++path->hb_missed >= path->hb_missed_max) {
 		char why[64];
 
 		snprintf(why, sizeof(why), "heartbeat: nothing received for %u ms",
@@ -682,8 +793,13 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 		rift_clt_path_fail(path, why);
 		return;
 	}
-	/* One heartbeat outstanding at most, or the peer's RQ could fill. */
-	if (path->hb_missed && !READ_ONCE(path->hb_outstanding)) {
+	if (rift_clt_path_probe_cons(path))
+		return;
+	/*
+	 * One heartbeat outstanding at most, or the peer's RQ could fill;
+	 * sent on busy ticks too, so that rtt_us (min-latency) stays fresh.
+	 */
+	if (!READ_ONCE(path->hb_outstanding)) {
 		WRITE_ONCE(path->hb_outstanding, true);
 		imm.seq = ++path->hb_seq;
 		path->hb_sent = ktime_get();
@@ -695,6 +811,24 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 	}
 	queue_delayed_work(path->sess->wq, &path->hb_work,
 			   msecs_to_jiffies(path->hb_interval_ms));
+}
+
+/**
+ * rift_clt_sess_hb_rearm() - apply a new heartbeat interval at once
+ * @sess: session
+ */
+void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess)
+{
+	struct rift_clt_path *path;
+
+	mutex_lock(&sess->lock);
+	list_for_each_entry(path, &sess->paths, entry) {
+		/* Only a pending tick is moved: a running one requeues itself. */
+		if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED)
+			mod_delayed_work(sess->wq, &path->hb_work,
+					 msecs_to_jiffies(READ_ONCE(sess->hb_interval_ms)));
+	}
+	mutex_unlock(&sess->lock);
 }
 
 static void rift_clt_path_close_work(struct work_struct *work)
@@ -714,9 +848,9 @@ static void rift_clt_path_close_work(struct work_struct *work)
 	if (atomic_read(&sess->connected) == 0 && sess->ops.link_ev &&
 	    !READ_ONCE(sess->closing))
 		sess->ops.link_ev(sess->ops.priv, RIFT_CLT_LINK_EV_DISCONNECTED);
-	if (!READ_ONCE(path->removed) && !READ_ONCE(sess->closing))
-		queue_delayed_work(sess->wq, &path->connect_work,
-				   msecs_to_jiffies(sess->reconnect_delay_ms));
+	mutex_lock(&path->conn_mutex);
+	rift_clt_path_schedule_reconnect(path);
+	mutex_unlock(&path->conn_mutex);
 }
 
 /**
@@ -772,6 +906,7 @@ void rift_clt_path_reconnect(struct rift_clt_path *path)
 	/* The close work requeues the connect; only make it immediate. */
 	flush_work(&path->close_work);
 	mutex_lock(&path->conn_mutex);
+	path->reconnect_attempts = 0;
 	if (!READ_ONCE(path->removed))
 		mod_delayed_work(path->sess->wq, &path->connect_work, 0);
 	mutex_unlock(&path->conn_mutex);

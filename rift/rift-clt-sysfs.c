@@ -29,6 +29,9 @@ int rift_clt_parse_addr(const char *s, size_t len, struct sockaddr_storage *ss,
 			u16 port)
 {
 	char addr[INET6_ADDRSTRLEN + 16], portstr[8];
+	const char *end;
+	size_t alen;
+	u8 bin[16];
 
 	if (len > 3 && !strncmp(s, "ip:", 3)) {
 		s += 3;
@@ -38,6 +41,17 @@ int rift_clt_parse_addr(const char *s, size_t len, struct sockaddr_storage *ss,
 		return -EINVAL;
 	memcpy(addr, s, len);
 	addr[len] = '\0';
+	/*
+	 * The kernel's parsers stop at the first character that cannot
+	 * continue an address (in4_pton() ends at a ':'), so "1.2.3.4:junk"
+	 * would pass: insist that the address is the whole text, up to a
+	 * '%' scope of an IPv6 one.
+	 */
+	alen = strcspn(addr, "%");
+	if (!in4_pton(addr, len, bin, -1, &end) || end != addr + len) {
+		if (!in6_pton(addr, alen, bin, -1, &end) || end != addr + alen)
+			return -EINVAL;
+	}
 	snprintf(portstr, sizeof(portstr), "%u", port);
 	return inet_pton_with_scope(&init_net, AF_UNSPEC, addr, portstr, ss) ?
 		-EINVAL : 0;
@@ -64,9 +78,11 @@ int rift_clt_parse_path(const char *buf, struct sockaddr_storage *src,
 		return -EINVAL;
 	if (!at)
 		return rift_clt_parse_addr(buf, len, dst, port);
-	if (rift_clt_parse_addr(buf, at - buf, src, 0))
+	if (rift_clt_parse_addr(buf, at - buf, src, 0) ||
+	    rift_clt_parse_addr(at + 1, len - (at + 1 - buf), dst, port))
 		return -EINVAL;
-	return rift_clt_parse_addr(at + 1, len - (at + 1 - buf), dst, port);
+	/* No route joins two families: refuse now, not by a failed connect. */
+	return src->ss_family == dst->ss_family ? 0 : -EINVAL;
 }
 EXPORT_SYMBOL_GPL(rift_clt_parse_path);
 
@@ -131,6 +147,135 @@ static ssize_t add_path_store(struct device *dev, struct device_attribute *attr,
 
 static DEVICE_ATTR_WO(add_path);
 
+static ssize_t mp_policy_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  rift_clt_mp_policy_str(READ_ONCE(to_sess(dev)->mp_policy)));
+}
+
+static ssize_t mp_policy_store(struct device *dev, struct device_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct rift_clt_sess *sess = to_sess(dev);
+	int p = rift_clt_mp_policy_parse(buf);
+
+	if (p < 0) {
+		pr_info_ratelimited("%s: mp_policy: unknown policy '%.*s'\n", sess->name,
+				    (int)strcspn(buf, "\n"), buf);
+		return p;
+	}
+	WRITE_ONCE(sess->mp_policy, p);
+	return count;
+}
+
+static DEVICE_ATTR_RW(mp_policy);
+
+/*
+ * Numeric session tunables: each a u32 or int field of the session with
+ * its range; a value out of range is refused whole, never clamped, so the
+ * file always reads back what was written.
+ */
+struct rift_clt_tunable {
+	struct device_attribute	attr;
+	size_t			off;
+	s64			min;
+	s64			max;
+	bool			is_int;
+};
+
+static ssize_t rift_clt_tunable_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	const struct rift_clt_tunable *t =
+		container_of(attr, struct rift_clt_tunable, attr);
+	void *field = (void *)to_sess(dev) + t->off;
+
+	if (t->is_int)
+		return sysfs_emit(buf, "%d\n", READ_ONCE(*(int *)field));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*(u32 *)field));
+}
+
+static ssize_t rift_clt_tunable_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t count)
+{
+	const struct rift_clt_tunable *t =
+		container_of(attr, struct rift_clt_tunable, attr);
+	struct rift_clt_sess *sess = to_sess(dev);
+	void *field = (void *)sess + t->off;
+	s64 v;
+
+	if (kstrtos64(buf, 0, &v) || v < t->min || v > t->max) {
+		pr_info_ratelimited("%s: %s: '%.*s' is not a number in %lld..%lld\n",
+				    sess->name, attr->attr.name,
+				    (int)strcspn(buf, "\n"), buf, t->min, t->max);
+		return -EINVAL;
+	}
+	if (t->is_int)
+		WRITE_ONCE(*(int *)field, (int)v);
+	else
+		WRITE_ONCE(*(u32 *)field, (u32)v);
+	/* A shorter tick must not wait for the end of the current one. */
+	if (t->off == offsetof(struct rift_clt_sess, hb_interval_ms))
+		rift_clt_sess_hb_rearm(sess);
+	return count;
+}
+
+#define RIFT_CLT_TUNABLE(_file, _field, _min, _max, _int) {		\
+	.attr = {							\
+		.attr = { .name = _file, .mode = 0644 },		\
+		.show = rift_clt_tunable_show,				\
+		.store = rift_clt_tunable_store,			\
+	},								\
+	.off = offsetof(struct rift_clt_sess, _field),			\
+	.min = (_min),							\
+	.max = (_max),							\
+	.is_int = (_int),						\
+}
+
+static struct rift_clt_tunable rift_clt_tunables[] = {
+	RIFT_CLT_TUNABLE("io_timeout_ms", io_timeout_ms, 0,
+			 RIFT_CLT_IO_TIMEOUT_MAX_MS, false),
+	RIFT_CLT_TUNABLE("hb_interval_ms", hb_interval_ms, RIFT_HB_INTERVAL_MIN_MS,
+			 RIFT_HB_INTERVAL_MAX_MS, false),
+	RIFT_CLT_TUNABLE("hb_missed_max", hb_missed_max, RIFT_HB_MISSED_MIN,
+			 RIFT_HB_MISSED_LIMIT, false),
+	RIFT_CLT_TUNABLE("reconnect_delay_ms", reconnect_delay_ms,
+			 RIFT_CLT_RECONNECT_DELAY_MIN_MS,
+			 RIFT_CLT_RECONNECT_DELAY_MAX_MS, false),
+	RIFT_CLT_TUNABLE("reconnect_delay_max_ms", reconnect_delay_max_ms,
+			 RIFT_CLT_RECONNECT_DELAY_MIN_MS,
+			 RIFT_CLT_RECONNECT_DELAY_MAX_MS, false),
+	RIFT_CLT_TUNABLE("max_reconnect_attempts", max_reconnect_attempts, -1,
+			 INT_MAX, true),
+};
+
+static ssize_t failed_over_show(struct device *dev, struct device_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&to_sess(dev)->failed_over));
+}
+
+static DEVICE_ATTR_RO(failed_over);
+
+static ssize_t failover_errors_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_sess(dev)->failover_errors));
+}
+
+static DEVICE_ATTR_RO(failover_errors);
+
+static ssize_t pending_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_sess(dev)->nr_pending));
+}
+
+static DEVICE_ATTR_RO(pending);
+
 static struct attribute *rift_clt_sess_attrs[] = {
 	&dev_attr_queue_depth.attr,
 	&dev_attr_max_io_size.attr,
@@ -138,6 +283,16 @@ static struct attribute *rift_clt_sess_attrs[] = {
 	&dev_attr_nr_cons.attr,
 	&dev_attr_pinned_bytes.attr,
 	&dev_attr_add_path.attr,
+	&dev_attr_mp_policy.attr,
+	&dev_attr_failed_over.attr,
+	&dev_attr_failover_errors.attr,
+	&dev_attr_pending.attr,
+	&rift_clt_tunables[0].attr.attr,
+	&rift_clt_tunables[1].attr.attr,
+	&rift_clt_tunables[2].attr.attr,
+	&rift_clt_tunables[3].attr.attr,
+	&rift_clt_tunables[4].attr.attr,
+	&rift_clt_tunables[5].attr.attr,
 	NULL,
 };
 
@@ -319,6 +474,8 @@ static struct rift_clt_stat_attr rift_clt_stat_counters[] = {
 	  offsetof(struct rift_clt_stats, errors) },
 	{ __ATTR(migrations, 0444, rift_clt_stat_show, NULL),
 	  offsetof(struct rift_clt_stats, migrations) },
+	{ __ATTR(failovers, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, failovers) },
 };
 
 static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -368,6 +525,7 @@ static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[3].attr.attr,
 	&rift_clt_stat_counters[4].attr.attr,
 	&rift_clt_stat_counters[5].attr.attr,
+	&rift_clt_stat_counters[6].attr.attr,
 	&rift_clt_stat_inflight.attr,
 	&rift_clt_stat_reconnects.attr,
 	&rift_clt_stat_rtt_us.attr,

@@ -20,10 +20,18 @@
 #define RIFT_CLT_CON_CTL	0
 #define RIFT_CLT_MAX_IO_CONS	16
 
+/* Ranges of the session tunables (sysfs and module parameters). */
+#define RIFT_CLT_RECONNECT_DELAY_MIN_MS	10U
+#define RIFT_CLT_RECONNECT_DELAY_MAX_MS	3600000U
+#define RIFT_CLT_IO_TIMEOUT_MAX_MS	3600000U
+#define RIFT_HB_INTERVAL_CLT_DEFAULT_MS	5000U
+
 /*
  * Path states.  The connect worker moves IDLE/ERROR -> CONNECTING ->
  * CONNECTED or ERROR; a failure of a connected path goes to ERROR and the
- * reconnect work retries; removal goes through CLOSING to CLOSED.
+ * reconnect work retries with backoff; once max_reconnect_attempts are
+ * used up the path rests in GAVE_UP until the user writes reconnect;
+ * removal goes through CLOSING to CLOSED.
  */
 enum rift_clt_path_state {
 	RIFT_CLT_PATH_IDLE,
@@ -33,6 +41,7 @@ enum rift_clt_path_state {
 	RIFT_CLT_PATH_RECONNECTING,
 	RIFT_CLT_PATH_CLOSING,
 	RIFT_CLT_PATH_CLOSED,
+	RIFT_CLT_PATH_GAVE_UP,
 	RIFT_CLT_PATH_STATE_NR,
 };
 
@@ -52,6 +61,12 @@ struct rift_clt_path;
  * @info_rx: INFO_RSP buffer (connection 0 only)
  * @mrs_ready: the QP's fast-registration MR pool is set up
  * @established: rdma_cm reported ESTABLISHED and no disconnect since
+ * @inflight: requests posted on this connection and not yet completed
+ * @rx_seen: something arrived since the last heartbeat tick
+ * @stalled: heartbeat ticks in a row with requests in flight and nothing
+ *	received
+ * @probe_out: a heartbeat probe was sent on this connection and not yet
+ *	answered
  */
 struct rift_clt_con {
 	struct rift_con		c;
@@ -66,6 +81,10 @@ struct rift_clt_con {
 	struct rift_iu		*info_rx;
 	bool			mrs_ready;
 	bool			established;
+	atomic_t		inflight;
+	atomic_t		rx_seen;
+	u32			stalled;
+	bool			probe_out;
 };
 
 /**
@@ -75,6 +94,7 @@ struct rift_clt_con {
  * @bytes_read: read payload bytes
  * @bytes_write: write payload bytes
  * @errors: requests completed with an error
+ * @failovers: requests in flight when the path failed, moved off it
  * @migrations: requests submitted from a CPU other than the one whose
  *	connection carried them
  */
@@ -84,6 +104,7 @@ struct rift_clt_stats {
 	u64	bytes_read;
 	u64	bytes_write;
 	u64	errors;
+	u64	failovers;
 	u64	migrations;
 };
 
@@ -106,6 +127,7 @@ struct rift_clt_stats {
  * @connect_work: (re)connects the path
  * @close_work: tears the connections down after a failure
  * @reconnects: completed reconnects
+ * @reconnect_attempts: failed attempts since the path was last connected
  * @nr_chunks: entries in @chunks
  * @chunks: the server's chunk table as seen on this path
  * @chunk_size: bytes per chunk
@@ -149,6 +171,7 @@ struct rift_clt_path {
 	struct delayed_work		connect_work;
 	struct work_struct		close_work;
 	u64				reconnects;
+	u32				reconnect_attempts;
 	u32				nr_chunks;
 	struct rift_rbuf		*chunks;
 	u32				chunk_size;
@@ -181,16 +204,39 @@ struct rift_clt_path {
  * @RIFT_CLT_REQ_POSTED: posted, waiting for the server's response
  * @RIFT_CLT_REQ_INVALIDATING: response arrived, the read's MR is being
  *	invalidated before the pages go back to the ULP
+ * @RIFT_CLT_REQ_PENDING: on no path: its path failed, or none was
+ *	connected; waits in the session's pending list
  */
 enum rift_clt_req_state {
 	RIFT_CLT_REQ_IDLE,
 	RIFT_CLT_REQ_POSTED,
 	RIFT_CLT_REQ_INVALIDATING,
+	RIFT_CLT_REQ_PENDING,
+};
+
+/**
+ * enum rift_clt_mp_policy - how a request picks among connected paths
+ * @RIFT_CLT_MP_ROUND_ROBIN: in turn
+ * @RIFT_CLT_MP_MIN_INFLIGHT: the one with the fewest requests in flight
+ * @RIFT_CLT_MP_MIN_LATENCY: the one with the lowest heartbeat round trip
+ * @RIFT_CLT_MP_NR: number of policies
+ */
+enum rift_clt_mp_policy {
+	RIFT_CLT_MP_ROUND_ROBIN,
+	RIFT_CLT_MP_MIN_INFLIGHT,
+	RIFT_CLT_MP_MIN_LATENCY,
+	RIFT_CLT_MP_NR,
 };
 
 /**
  * struct rift_clt_req - one in-flight request, one per permit
  * @permit_id: the permit (and server chunk) it uses
+ * @sess: owning session
+ * @permit: the ULP's permit (its CPU picks the connection)
+ * @usr_len: bytes of ULP header at the start of @hdr
+ * @pending: in the session's pending list while PENDING
+ * @deadline: jiffies after which a PENDING request fails
+ * @has_deadline: @deadline is set (the request lost a path or found none)
  * @path: path carrying it
  * @con: connection carrying it
  * @dir: direction
@@ -212,6 +258,12 @@ enum rift_clt_req_state {
  */
 struct rift_clt_req {
 	u32				permit_id;
+	struct rift_clt_sess		*sess;
+	struct rift_permit		*permit;
+	u32				usr_len;
+	struct list_head		pending;
+	unsigned long			deadline;
+	bool				has_deadline;
 	struct rift_clt_path		*path;
 	struct rift_clt_con		*con;
 	enum rift_dir			dir;
@@ -270,6 +322,19 @@ struct rift_permit {
  * @removed_wait: rift_clt_close() waits here for those removals
  * @reconnect_delay_ms: wait before reconnecting a failed path
  * @wq: runs connect and close work
+ * @mp_policy: enum rift_clt_mp_policy
+ * @io_timeout_ms: how long a request may wait for a connected path
+ * @hb_interval_ms: heartbeat tick of every path
+ * @hb_missed_max: silent ticks before a path is declared failed
+ * @reconnect_delay_max_ms: cap of the exponential reconnect backoff
+ * @max_reconnect_attempts: attempts after a failure before giving up;
+ *	-1 retries forever, 0 never reconnects on its own
+ * @pending_lock: guards @pending and @nr_pending
+ * @pending: requests on no path, waiting for one
+ * @nr_pending: entries of @pending
+ * @failover_work: posts @pending requests, fails them at their deadline
+ * @failed_over: requests posted again after losing their path
+ * @failover_errors: requests that found no path within io_timeout_ms
  */
 struct rift_clt_sess {
 	struct device			dev;
@@ -297,6 +362,18 @@ struct rift_clt_sess {
 	wait_queue_head_t		removed_wait;
 	u32				reconnect_delay_ms;
 	struct workqueue_struct		*wq;
+	enum rift_clt_mp_policy		mp_policy;
+	u32				io_timeout_ms;
+	u32				hb_interval_ms;
+	u32				hb_missed_max;
+	u32				reconnect_delay_max_ms;
+	int				max_reconnect_attempts;
+	spinlock_t			pending_lock;	/* pending */
+	struct list_head		pending;
+	u32				nr_pending;
+	struct delayed_work		failover_work;
+	atomic64_t			failed_over;
+	atomic64_t			failover_errors;
 };
 
 extern struct class rift_clt_class;
@@ -309,6 +386,7 @@ void rift_clt_path_destroy(struct rift_clt_path *path);
 int rift_clt_path_connect_now(struct rift_clt_path *path);
 void rift_clt_path_fail(struct rift_clt_path *path, const char *why);
 void rift_clt_path_reconnect(struct rift_clt_path *path);
+void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
 void rift_clt_path_disconnect(struct rift_clt_path *path);
 const char *rift_clt_path_state_str(enum rift_clt_path_state s);
 enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path);
@@ -319,6 +397,7 @@ void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm);
 void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_clt_fail_inflight(struct rift_clt_con *con);
+int rift_clt_req_post(struct rift_clt_req *req);
 int rift_clt_reqs_init(struct rift_clt_sess *sess);
 u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
 void rift_clt_reqs_free(struct rift_clt_sess *sess);
@@ -333,6 +412,15 @@ int rift_clt_sess_add_path(struct rift_clt_sess *sess,
 			   const struct sockaddr_storage *src,
 			   const struct sockaddr_storage *dst);
 int rift_clt_sess_remove_path(struct rift_clt_path *path, bool keep_one);
+
+/* rift-clt-mp.c */
 struct rift_clt_path *rift_clt_pick_path(struct rift_clt_sess *sess);
+const char *rift_clt_mp_policy_str(enum rift_clt_mp_policy p);
+int rift_clt_mp_policy_parse(const char *buf);
+bool rift_clt_sess_may_wait(struct rift_clt_sess *sess);
+void rift_clt_req_park(struct rift_clt_req *req);
+void rift_clt_sess_kick_failover(struct rift_clt_sess *sess);
+void rift_clt_sess_mp_init(struct rift_clt_sess *sess);
+void rift_clt_sess_fail_pending(struct rift_clt_sess *sess);
 
 #endif /* _RIFT_CLT_H */

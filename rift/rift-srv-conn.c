@@ -216,17 +216,10 @@ void rift_srv_sess_close(struct rift_srv_sess *sess, struct rift_srv_path *excep
 static void rift_srv_sess_release(struct device *dev)
 {
 	struct rift_srv_sess *sess = container_of(dev, struct rift_srv_sess, dev);
-	u32 i;
 
+	/* Every path, and with it every chunk, is gone: each held a reference. */
+	WARN_ON_ONCE(atomic64_read(&sess->pinned));
 	percpu_ref_exit(&sess->ops_ref);
-	if (sess->chunks) {
-		for (i = 0; i < sess->queue_depth; i++)
-			if (sess->chunks[i])
-				free_pages_exact(sess->chunks[i], sess->chunk_size);
-		kfree(sess->chunks);
-	}
-	kfree(sess->ops);
-	kvfree(sess->segs);
 	kfree(sess);
 }
 
@@ -278,7 +271,6 @@ static struct rift_srv_sess *rift_srv_sess_create(struct rift_srv_ctx *ctx,
 						  const struct rift_con_req *req)
 {
 	struct rift_srv_sess *sess;
-	u32 i;
 	int err;
 
 	lockdep_assert_held(&ctx->lock);
@@ -307,50 +299,72 @@ static struct rift_srv_sess *rift_srv_sess_create(struct rift_srv_ctx *ctx,
 	sess->max_io_size = round_down(sess->chunk_size - RIFT_CHUNK_HEADROOM,
 				       RIFT_IO_SIZE_ALIGN);
 
+	atomic64_set(&sess->pinned, 0);
+
 	err = percpu_ref_init(&sess->ops_ref, rift_srv_sess_ops_released, 0,
 			      GFP_KERNEL);
-	if (err)
-		goto err_put;
-	err = -ENOMEM;
-	sess->chunks = kcalloc(sess->queue_depth, sizeof(*sess->chunks), GFP_KERNEL);
-	if (!sess->chunks)
-		goto err_put;
-	/*
-	 * One physically contiguous buffer per chunk makes it a single sg
-	 * entry and a single MR; the _exact variant returns the tail of the
-	 * power-of-two allocation, so a chunk pins exactly chunk_size bytes.
-	 * Zeroed so that a read the ULP does not fill cannot leak memory.
-	 */
-	for (i = 0; i < sess->queue_depth; i++) {
-		sess->chunks[i] = alloc_pages_exact(sess->chunk_size,
-						    GFP_KERNEL | __GFP_ZERO |
-						    __GFP_NOWARN);
-		if (!sess->chunks[i])
-			goto err_put;
+	if (err) {
+		put_device(&sess->dev);
+		return ERR_PTR(err);
 	}
-	err = rift_srv_sess_init_ops(sess);
-	if (err)
-		goto err_put;
 	list_add_tail(&sess->entry, &ctx->sessions);
 	atomic_inc(&ctx->nr_sess);
-	pr_debug("session %s: %u chunks of %u bytes\n", sess->label,
+	pr_debug("session %s: up to %u chunks of %u bytes per path\n", sess->label,
 		 sess->queue_depth, sess->chunk_size);
 	return sess;
-
-err_put:
-	put_device(&sess->dev);
-	return ERR_PTR(err);
 }
 
 /* ------------------------------------------------------------------ */
 /* Paths and connections                                               */
 /* ------------------------------------------------------------------ */
 
-static void rift_srv_path_release(struct kobject *kobj)
+/*
+ * One physically contiguous buffer per chunk makes it a single sg entry
+ * and a single MR; the _exact variant returns the tail of the power-of-two
+ * allocation, so a chunk pins exactly chunk_size bytes.  Zeroed so that a
+ * read the ULP does not fill cannot leak memory, the previous instance's
+ * data included.
+ */
+static int rift_srv_path_alloc_chunks(struct rift_srv_path *path)
 {
-	struct rift_srv_path *path = container_of(kobj, struct rift_srv_path, kobj);
 	struct rift_srv_sess *sess = path->sess;
+	u32 i;
 
+	path->chunks = kcalloc(path->queue_depth, sizeof(*path->chunks),
+			       GFP_KERNEL);
+	if (!path->chunks)
+		return -ENOMEM;
+	for (i = 0; i < path->queue_depth; i++) {
+		path->chunks[i] = alloc_pages_exact(sess->chunk_size,
+						    GFP_KERNEL | __GFP_ZERO |
+						    __GFP_NOWARN);
+		if (!path->chunks[i])
+			return -ENOMEM;
+		path->nr_chunks++;
+		atomic64_add(sess->chunk_size, &sess->pinned);
+	}
+	return rift_srv_path_init_ops(path);
+}
+
+/*
+ * Process context, from the path's release: the QPs were destroyed by the
+ * close work before it dropped the list reference, and every op the ULP
+ * held has been answered (each held a reference), so neither RDMA nor the
+ * ULP can touch the chunks any more.
+ */
+static void rift_srv_path_free_work(struct work_struct *work)
+{
+	struct rift_srv_path *path = container_of(work, struct rift_srv_path,
+						  free_work);
+	struct rift_srv_sess *sess = path->sess;
+	u32 i;
+
+	for (i = 0; i < path->nr_chunks; i++)
+		free_pages_exact(path->chunks[i], sess->chunk_size);
+	atomic64_sub((u64)path->nr_chunks * sess->chunk_size, &sess->pinned);
+	kfree(path->chunks);
+	kfree(path->ops);
+	kvfree(path->segs);
 	percpu_ref_exit(&path->io_ref);
 	free_percpu(path->stats);
 	kfree(path->cons);
@@ -358,6 +372,20 @@ static void rift_srv_path_release(struct kobject *kobj)
 	kfree(path->mrs);
 	kfree(path);
 	put_device(&sess->dev);
+}
+
+/*
+ * The last put may be rift_srv_resp() in any context, even under the
+ * ULP's spinlocks, where freeing queue_depth chunks and a vmalloc'ed
+ * segment table does not belong.  rift_srv_wq is ordered, so the free runs
+ * before a session release work queued after this put, and module exit
+ * drains it.
+ */
+static void rift_srv_path_release(struct kobject *kobj)
+{
+	struct rift_srv_path *path = container_of(kobj, struct rift_srv_path, kobj);
+
+	queue_work(rift_srv_wq, &path->free_work);
 }
 
 static const struct kobj_type rift_srv_path_ktype = {
@@ -422,14 +450,19 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	init_completion(&path->io_done);
 	INIT_WORK(&path->info_work, rift_srv_path_info_work);
 	INIT_WORK(&path->close_work, rift_srv_path_close_work);
+	INIT_WORK(&path->free_work, rift_srv_path_free_work);
 	INIT_DELAYED_WORK(&path->setup_work, rift_srv_path_setup_timeout);
+	INIT_DELAYED_WORK(&path->hb_work, rift_srv_path_hb_work);
+	path->hb_interval_ms = rift_srv_param_hb_interval_ms();
+	path->hb_missed_max = RIFT_HB_MISSED_DEFAULT;
 	atomic_set(&path->inflight, 0);
 
 	path->cons = kcalloc(path->con_cnt, sizeof(*path->cons), GFP_KERNEL);
 	path->stats = alloc_percpu(struct rift_srv_stats);
 	if (!path->cons || !path->stats ||
 	    percpu_ref_init(&path->io_ref, rift_srv_path_io_released, 0,
-			    GFP_KERNEL)) {
+			    GFP_KERNEL) ||
+	    rift_srv_path_alloc_chunks(path)) {
 		kobject_put(&path->kobj);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -680,7 +713,11 @@ static struct rift_srv_path *rift_srv_path_pick(struct rift_srv_sess *sess,
 				   req->reconnect_gen);
 	path = rift_srv_path_create(sess, cm_id, req, version, new_sess);
 	if (IS_ERR(path)) {
-		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES, "cannot allocate a path");
+		/* The chunks are what is big: name them. */
+		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES,
+				"cannot allocate %u chunks of %u bytes",
+				min_t(u32, sess->queue_depth, req->queue_depth),
+				sess->chunk_size);
 		return NULL;
 	}
 	return path;
@@ -762,10 +799,7 @@ static int rift_srv_con_request(struct rift_srv_ctx *ctx, struct rdma_cm_id *cm_
 		sess = rift_srv_sess_create(ctx, &req);
 		if (IS_ERR(sess)) {
 			rift_srv_refuse(&v, RIFT_REJ_NO_RESOURCES,
-					"cannot allocate %u chunks of %u bytes",
-					min_t(u32, req.queue_depth,
-					      rift_srv_param_max_queue_depth()),
-					rift_srv_param_chunk_size());
+					"cannot allocate a session");
 			goto out_unlock_ctx;
 		}
 		new_sess = true;
@@ -872,7 +906,9 @@ int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
  * Reverse of setup, except that the QPs go before the chunk MRs and
  * mappings: draining them is what guarantees no RDMA still targets the
  * chunks.  The cm ids go last because rdma_cm keeps the device alive for
- * them, and everything above still uses the device.
+ * them, and everything above still uses the device.  The chunks and ops
+ * themselves stay until the path's last reference is put: the ULP may
+ * still hold ops of this path.
  */
 static void rift_srv_path_close_work(struct work_struct *work)
 {
@@ -884,6 +920,8 @@ static void rift_srv_path_close_work(struct work_struct *work)
 
 	if (cancel_delayed_work(&path->setup_work))
 		kobject_put(&path->kobj);
+	/* The state is CLOSING: a running tick sends nothing and stops. */
+	cancel_delayed_work_sync(&path->hb_work);
 	/* A CONNECT_REQUEST attaching a connection holds this: let it finish. */
 	mutex_lock(&sess->lock);
 	mutex_unlock(&sess->lock);
@@ -928,8 +966,15 @@ static void rift_srv_path_close_work(struct work_struct *work)
 	mutex_unlock(&sess->lock);
 	pr_info("session %s: path %s closed\n", rift_srv_sess_label(sess),
 		path->name);
-	/* The session ends once the ULP answered what it still holds. */
-	if (kill)
+	/*
+	 * The session ends once the ULP answered what it still holds.  Its
+	 * name goes now, not at release: a client that closes and at once
+	 * reopens a session of the same name must not be refused because
+	 * this one still waits for its ULP.
+	 */
+	if (kill) {
+		rift_srv_sess_sysfs_del(sess);
 		percpu_ref_kill(&sess->ops_ref);
+	}
 	kobject_put(&path->kobj);
 }

@@ -3,7 +3,7 @@
  * Rift server: the INFO exchange that completes a path.  Once every
  * connection is established and INFO_REQ arrived on connection 0, the
  * name is checked (and given to the session if it is the first path),
- * every chunk is registered for the path's device, the ULP hears of a new
+ * the path's chunks are registered for its device, the ULP hears of a new
  * session, and INFO_RSP goes out behind the REG_MR work requests.
  */
 
@@ -177,9 +177,10 @@ static size_t rift_srv_info_rsp_size(u32 qd)
 }
 
 /*
- * Map every chunk for the path's device and give it an MR; the REG_MR
- * WRs are returned in @wrs, to go out in front of INFO_RSP, and the
- * resulting table in @table.
+ * Map every chunk of the path for its device and give it an MR; the
+ * REG_MR WRs are returned in @wrs, to go out in front of INFO_RSP, and the
+ * resulting table in @table.  The chunks are this path instance's own, so
+ * the table's entries are valid on no other path.
  */
 static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
 				    struct ib_reg_wr *wrs, struct rift_rbuf *table)
@@ -195,7 +196,7 @@ static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
 	if (!path->dev || !path->sgs || !path->mrs)
 		return -ENOMEM;
 	for (i = 0; i < qd; i++) {
-		sg_init_one(&path->sgs[i], sess->chunks[i], sess->chunk_size);
+		sg_init_one(&path->sgs[i], path->chunks[i], sess->chunk_size);
 		if (ib_dma_map_sg(path->ib_dev, &path->sgs[i], 1,
 				  DMA_BIDIRECTIONAL) != 1)
 			return -ENOMEM;
@@ -229,8 +230,8 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 		.version	= path->version,
 		/* ALWAYS_INVALIDATE is not implemented yet: accept nothing. */
 		.feat_accepted	= rift_proto_features_accept(req->feat_offered, 0),
-		.hb_interval_ms	= rift_srv_param_hb_interval_ms(),
-		.hb_missed_max	= RIFT_HB_MISSED_DEFAULT,
+		.hb_interval_ms	= path->hb_interval_ms,
+		.hb_missed_max	= path->hb_missed_max,
 		.max_io_size	= sess->max_io_size,
 		.queue_depth	= path->queue_depth,
 		.chunk_size	= sess->chunk_size,
@@ -262,6 +263,7 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 		return -ECONNRESET;
 	if (cancel_delayed_work(&path->setup_work))
 		kobject_put(&path->kobj);
+	rift_srv_path_hb_start(path);
 	return rift_post_send(&path->cons[0].c, tx, len, &wrs[0].wr, true);
 }
 
@@ -274,6 +276,13 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	struct ib_reg_wr *wrs;
 	bool first;
 	int err;
+
+	/*
+	 * The client's tick, when it names one (the codec checked the
+	 * range): both ends then declare the path dead after the same time.
+	 */
+	if (req->hb_interval_ms)
+		path->hb_interval_ms = req->hb_interval_ms;
 
 	mutex_lock(&sess->lock);
 	if (sess->state >= RIFT_SRV_SESS_CLOSING) {

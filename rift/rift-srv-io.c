@@ -62,24 +62,25 @@ struct rift_srv_con *rift_srv_wc_con(struct ib_wc *wc)
 }
 
 /**
- * rift_srv_sess_init_ops() - allocate the ops of a session
- * @sess: session with its queue depth set
+ * rift_srv_path_init_ops() - allocate the ops of a path instance
+ * @path: path with its queue depth set
  *
- * Return: 0 or -ENOMEM; the session's release frees what was allocated.
+ * Return: 0 or -ENOMEM; the path's free work frees what was allocated.
  */
-int rift_srv_sess_init_ops(struct rift_srv_sess *sess)
+int rift_srv_path_init_ops(struct rift_srv_path *path)
 {
 	u32 i;
 
-	sess->ops = kcalloc(sess->queue_depth, sizeof(*sess->ops), GFP_KERNEL);
-	sess->segs = kvcalloc(array_size(sess->queue_depth, RIFT_IO_MAX_SEGS),
-			      sizeof(*sess->segs), GFP_KERNEL);
-	if (!sess->ops || !sess->segs)
+	path->ops = kcalloc(path->queue_depth, sizeof(*path->ops), GFP_KERNEL);
+	path->segs = kvcalloc(array_size(path->queue_depth, RIFT_IO_MAX_SEGS),
+			      sizeof(*path->segs), GFP_KERNEL);
+	if (!path->ops || !path->segs)
 		return -ENOMEM;
-	for (i = 0; i < sess->queue_depth; i++) {
-		sess->ops[i].sess = sess;
-		sess->ops[i].chunk = i;
-		sess->ops[i].segs = &sess->segs[i * RIFT_IO_MAX_SEGS];
+	for (i = 0; i < path->queue_depth; i++) {
+		path->ops[i].sess = path->sess;
+		path->ops[i].path = path;
+		path->ops[i].chunk = i;
+		path->ops[i].segs = &path->segs[i * RIFT_IO_MAX_SEGS];
 	}
 	return 0;
 }
@@ -133,7 +134,7 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
 {
 	struct rift_srv_con *con = op->con;
 	struct rdma_cm_id *cm_id = con->c.cm_id;
-	u8 *data = op->sess->chunks[op->chunk] + op->data_off;
+	u8 *data = op->path->chunks[op->chunk] + op->data_off;
 	struct ib_send_wr *first = rsp;
 	struct rift_srv_rd *rd;
 	u32 i, off = 0;
@@ -261,7 +262,10 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 	} else {
 		clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 	}
-	/* @op may already carry another request: only locals from here on. */
+	/*
+	 * @op may already carry another request, and once the path is put it
+	 * may be freed with the path: only locals from here on.
+	 */
 	kobject_put(&path->kobj);
 	percpu_ref_put(&sess->ops_ref);
 }
@@ -276,18 +280,22 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 {
 	struct rift_srv_path *path = con->path;
 	struct rift_srv_sess *sess = path->sess;
-	struct rift_srv_op *op = &sess->ops[imm->chunk];
+	struct rift_srv_op *op = &path->ops[imm->chunk];
 	const struct rift_io_limits lim = {
 		.chunk_size	= sess->chunk_size,
 		.max_io_size	= sess->max_io_size,
 	};
-	u8 *chunk = sess->chunks[imm->chunk];
+	u8 *chunk = path->chunks[imm->chunk];
 	dma_addr_t dma = rift_srv_chunk_dma(path, imm->chunk);
 	struct rift_io_req req;
 	u32 avail;
 	int err;
 
-	/* Decoded against the path's queue depth, so the chunk id is in range. */
+	/*
+	 * Decoded against the path's queue depth, so the chunk id is in
+	 * range.  Ops are per path instance: only this path's client can have
+	 * left this op busy.
+	 */
 	if (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
 		rift_srv_path_fail(path, "request on chunk %u, which has one unanswered",
 				   imm->chunk);
@@ -308,7 +316,6 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 		ib_dma_sync_single_for_cpu(path->ib_dev, dma, req.desc_off,
 					   DMA_BIDIRECTIONAL);
 
-	op->path = path;
 	op->con = con;
 	op->dir = req.dir == RIFT_IO_READ ? RIFT_READ : RIFT_WRITE;
 	op->data_off = req.data_off;
@@ -340,7 +347,7 @@ bad:
 static void rift_srv_op_deliver(struct rift_srv_op *op)
 {
 	struct rift_srv_sess *sess = op->sess;
-	u8 *chunk = sess->chunks[op->chunk];
+	u8 *chunk = op->path->chunks[op->chunk];
 	int ret;
 
 	ret = sess->ctx->ops->rdma_ev(READ_ONCE(sess->priv), op, op->dir,
@@ -351,24 +358,94 @@ static void rift_srv_op_deliver(struct rift_srv_op *op)
 		rift_srv_resp(op, ret);
 }
 
-static void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq)
+static int rift_srv_send_imm(struct rift_srv_con *con, const struct rift_imm *imm)
 {
-	struct rift_imm imm = {
-		.type	= RIFT_IMM_HB_ACK,
-		.seq	= seq,
-	};
 	struct ib_send_wr wr = {
 		.opcode	= IB_WR_SEND_WITH_IMM,
 		.wr_cqe	= &con->tx_cqe,
 	};
 	int err;
 
-	err = rift_imm_encode(&imm, &wr.ex.imm_data);
-	if (!err) {
-		if (rift_con_need_signal(&con->c))
-			wr.send_flags = IB_SEND_SIGNALED;
-		err = ib_post_send(con->c.cm_id->qp, &wr, NULL);
+	err = rift_imm_encode(imm, &wr.ex.imm_data);
+	if (err)
+		return err;
+	/* Counted like every send, so heartbeats can never fill the SQ. */
+	if (rift_con_need_signal(&con->c))
+		wr.send_flags = IB_SEND_SIGNALED;
+	return ib_post_send(con->c.cm_id->qp, &wr, NULL);
+}
+
+/**
+ * rift_srv_path_hb_start() - start the heartbeat of a path gone CONNECTED
+ * @path: path
+ */
+void rift_srv_path_hb_start(struct rift_srv_path *path)
+{
+	path->hb_missed = 0;
+	path->hb_outstanding = false;
+	atomic_set(&path->rx_seen, 1);
+	queue_delayed_work(rift_srv_hb_wq, &path->hb_work,
+			   msecs_to_jiffies(path->hb_interval_ms));
+}
+
+/**
+ * rift_srv_path_hb_work() - heartbeat tick of a server path
+ * @work: the path's hb_work
+ *
+ * A client that vanishes (host crash, cable pulled, rxe retrying forever)
+ * leaves no QP error behind: without this, its session would pin its
+ * chunks on the server for good.  Ask with a heartbeat on a silent tick;
+ * after hb_missed_max silent ticks in a row close the path, which frees
+ * its resources and, for the last path, the session's.
+ */
+void rift_srv_path_hb_work(struct work_struct *work)
+{
+	struct rift_srv_path *path = container_of(to_delayed_work(work),
+						  struct rift_srv_path, hb_work);
+	struct rift_imm imm = { .type = RIFT_IMM_HB };
+	unsigned long flags;
+	bool up;
+	int err = 0;
+
+	if (READ_ONCE(path->state) != RIFT_SRV_PATH_CONNECTED)
+		return;
+	if (atomic_xchg(&path->rx_seen, 0)) {
+		path->hb_missed = 0;
+	} else if (++path->hb_missed >= path->hb_missed_max) {
+		rift_srv_path_fail(path, "heartbeat: nothing received for %u ms",
+				   path->hb_missed * path->hb_interval_ms);
+		return;
 	}
+	/* One heartbeat outstanding at most, or the peer's RQ could fill. */
+	if (path->hb_missed && !READ_ONCE(path->hb_outstanding)) {
+		WRITE_ONCE(path->hb_outstanding, true);
+		imm.seq = ++path->hb_seq;
+		WRITE_ONCE(path->hb_seq, imm.seq);
+		/* Under the lock: teardown changes the state before the QPs go. */
+		spin_lock_irqsave(&path->lock, flags);
+		up = path->state == RIFT_SRV_PATH_CONNECTED;
+		if (up)
+			err = rift_srv_send_imm(&path->cons[0], &imm);
+		spin_unlock_irqrestore(&path->lock, flags);
+		if (err) {
+			rift_srv_path_fail(path, "cannot send a heartbeat: %d", err);
+			return;
+		}
+		if (!up)
+			return;
+	}
+	queue_delayed_work(rift_srv_hb_wq, &path->hb_work,
+			   msecs_to_jiffies(path->hb_interval_ms));
+}
+
+static void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq)
+{
+	struct rift_imm imm = {
+		.type	= RIFT_IMM_HB_ACK,
+		.seq	= seq,
+	};
+	int err = rift_srv_send_imm(con, &imm);
+
 	if (err)
 		rift_srv_path_fail(con->path, "cannot answer a heartbeat: %d", err);
 }
@@ -386,6 +463,8 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 			rift_srv_path_fail(path, "message before INFO_RSP");
 		return;
 	}
+	/* Any traffic is a sign of life for the heartbeat. */
+	atomic_set(&path->rx_seen, 1);
 	if (rift_imm_decode(imm_data, path->queue_depth, &imm)) {
 		rift_srv_path_fail(path, "malformed immediate data 0x%08x",
 				   be32_to_cpu(imm_data));
@@ -402,6 +481,8 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 		rift_srv_send_hb_ack(con, imm.seq);
 		break;
 	case RIFT_IMM_HB_ACK:
+		if (imm.seq == READ_ONCE(path->hb_seq))
+			WRITE_ONCE(path->hb_outstanding, false);
 		break;
 	default:
 		rift_srv_path_fail(path, "unexpected message type %u", imm.type);

@@ -22,11 +22,14 @@ struct class rift_srv_class = {
 };
 
 struct workqueue_struct *rift_srv_wq;
+struct workqueue_struct *rift_srv_hb_wq;
 
 /*
  * Parameters are read once when a session is created, so changing them
  * affects new sessions only; the setters refuse values the protocol does
- * not allow instead of letting a session fail later.
+ * not allow instead of letting a session fail later.  Every path instance
+ * of a session has chunks of its own, so a session pins up to
+ * max_queue_depth * chunk_size bytes per path.
  */
 static unsigned int max_queue_depth = 128;
 static unsigned int chunk_size = ALIGN(SZ_128K + RIFT_CHUNK_HEADROOM,
@@ -47,7 +50,7 @@ static const struct kernel_param_ops rift_srv_max_queue_depth_ops = {
 module_param_cb(max_queue_depth, &rift_srv_max_queue_depth_ops,
 		&max_queue_depth, 0644);
 MODULE_PARM_DESC(max_queue_depth,
-		 "Most chunks (requests in flight) a new session gets, 1..4096 (default 128)");
+		 "Most chunks (requests in flight) each path of a new session gets, 1..4096 (default 128)");
 
 static int rift_srv_set_chunk_size(const char *val, const struct kernel_param *kp)
 {
@@ -253,19 +256,35 @@ static int __init rift_srv_init(void)
 	rift_srv_wq = alloc_ordered_workqueue("rift_srv", WQ_MEM_RECLAIM);
 	if (!rift_srv_wq)
 		return -ENOMEM;
+	/*
+	 * Heartbeats get their own queue: a teardown waiting on the ordered
+	 * one must not delay the ticks of every other client's paths.
+	 */
+	rift_srv_hb_wq = alloc_workqueue("rift_srv_hb", WQ_MEM_RECLAIM, 0);
+	if (!rift_srv_hb_wq) {
+		err = -ENOMEM;
+		goto err_destroy_wq;
+	}
 	err = class_register(&rift_srv_class);
 	if (err) {
 		pr_err("cannot register class: %d\n", err);
-		destroy_workqueue(rift_srv_wq);
-		return err;
+		goto err_destroy_hb_wq;
 	}
 	return 0;
+
+err_destroy_hb_wq:
+	destroy_workqueue(rift_srv_hb_wq);
+err_destroy_wq:
+	destroy_workqueue(rift_srv_wq);
+	return err;
 }
 
 static void __exit rift_srv_exit(void)
 {
-	class_unregister(&rift_srv_class);
+	destroy_workqueue(rift_srv_hb_wq);
+	/* Runs the last path frees, which drop the last session references. */
 	destroy_workqueue(rift_srv_wq);
+	class_unregister(&rift_srv_class);
 }
 
 module_init(rift_srv_init);

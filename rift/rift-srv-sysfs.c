@@ -64,9 +64,8 @@ static DEVICE_ATTR_RO(max_io_size);
 static ssize_t pinned_bytes_show(struct device *dev, struct device_attribute *attr,
 				 char *buf)
 {
-	struct rift_srv_sess *sess = to_sess(dev);
-
-	return sysfs_emit(buf, "%llu\n", (u64)sess->queue_depth * sess->chunk_size);
+	/* Closing paths too: their chunks stay until the ULP answered. */
+	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(&to_sess(dev)->pinned));
 }
 
 static DEVICE_ATTR_RO(pinned_bytes);
@@ -189,6 +188,18 @@ static ssize_t hca_port_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute rift_srv_path_hca_port_attr = __ATTR_RO(hca_port);
 
+static ssize_t path_pinned_bytes_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	struct rift_srv_path *path = to_path(kobj);
+
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)path->nr_chunks * path->sess->chunk_size);
+}
+
+static struct kobj_attribute rift_srv_path_pinned_bytes_attr =
+	__ATTR(pinned_bytes, 0444, path_pinned_bytes_show, NULL);
+
 static ssize_t disconnect_store(struct kobject *kobj, struct kobj_attribute *attr,
 				const char *buf, size_t count)
 {
@@ -214,6 +225,7 @@ static struct attribute *rift_srv_path_attrs[] = {
 	&rift_srv_path_dst_attr.attr,
 	&rift_srv_path_hca_name_attr.attr,
 	&rift_srv_path_hca_port_attr.attr,
+	&rift_srv_path_pinned_bytes_attr.attr,
 	&rift_srv_path_disconnect_attr.attr,
 	NULL,
 };

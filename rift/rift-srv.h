@@ -3,23 +3,31 @@
  * Rift server: internal structures.
  *
  * Object model: a context (one per rift_srv_open(), i.e. per ULP and port)
- * owns sessions; a session owns the chunks and one op per chunk and has
- * one or more paths; a path owns its connections, the per-path chunk
- * registrations and the INFO exchange.
+ * owns sessions; a session has one or more path instances (one per
+ * reconnect generation of a client path); a path instance owns its
+ * connections, its chunks with their registrations, one op per chunk and
+ * the INFO exchange.  Chunk X of one path instance and chunk X of another
+ * are different memory: a client that re-issues a request of a failed
+ * path on another one, with the same chunk id, can neither find that
+ * chunk busy nor have a late write of the failed path land in it.
  *
  * Lifetimes:
  *  - A session's memory lives as long as its struct device.  The context's
  *    session list holds one reference, every path holds one.
- *  - A path's memory lives as long as its kobject.  The session's path
- *    list holds one reference (dropped by the close work), every queued
- *    work item holds one, and every op handed to the ULP holds one, so
- *    rift_srv_resp() can always look at the path it came from.
+ *  - A path's memory, its chunks and ops included, lives as long as its
+ *    kobject.  The session's path list holds one reference (dropped by the
+ *    close work once the QPs are destroyed), every queued work item holds
+ *    one, and every op handed to the ULP holds one, so rift_srv_resp() can
+ *    always look at the path it came from, and a chunk outlives both the
+ *    RDMA that may target it and the ULP's use of it.  The memory is freed
+ *    by the path's free work, as the last put may come from any context.
  *  - path->io_ref guards posting on the path's QPs from rift_srv_resp():
  *    the close work kills it and waits for it before draining the QPs.
- *  - sess->ops_ref counts ops at the ULP.  It is killed when the last path
- *    is gone; its release queues the session's release work, which calls
- *    link_ev(DISCONNECTED) and unlinks the session.  Ops therefore stay
- *    valid until the last path is gone and every op has been answered.
+ *  - sess->ops_ref counts ops at the ULP, over all paths.  It is killed
+ *    when the last path is gone; its release queues the session's release
+ *    work, which calls link_ev(DISCONNECTED) and unlinks the session.  The
+ *    ULP therefore hears of the end only once the last path is gone and
+ *    every op of every path has been answered.
  *
  * Locking order: ctx->lock, sess->lock, path->lock.  Control work (INFO,
  * close, session release) runs on one ordered workqueue, which serialises
@@ -28,6 +36,7 @@
 #ifndef _RIFT_SRV_H
 #define _RIFT_SRV_H
 
+#include <linux/atomic.h>
 #include <linux/device.h>
 #include <linux/kobject.h>
 #include <linux/workqueue.h>
@@ -124,12 +133,12 @@ struct rift_srv_ctx {
 #define RIFT_SRV_OP_BUSY	0
 
 /**
- * struct rift_srv_op - one request, preallocated per chunk
+ * struct rift_srv_op - one request, preallocated per chunk of a path
  * @flags: RIFT_SRV_OP_BUSY while the ULP owns the request
- * @sess: owning session (fixed)
+ * @sess: session of @path (fixed), for the ULP API
  * @segs: client segments of a read (fixed, RIFT_IO_MAX_SEGS entries)
  * @chunk: chunk id (fixed)
- * @path: path the request arrived on; holds a reference on it
+ * @path: owning path (fixed); the op holds a reference on it while busy
  * @con: connection the request arrived on; the response goes there
  * @dir: direction
  * @data_off: payload offset in the chunk
@@ -173,12 +182,10 @@ struct rift_srv_op {
  * @ops_killed: @ops_ref was killed (the last path is gone)
  * @priv: data passed to rdma_ev, see rift_srv_set_sess_priv()
  * @port: port of the context
- * @queue_depth: chunks
+ * @queue_depth: most chunks a path instance of the session gets
  * @chunk_size: bytes per chunk
  * @max_io_size: largest data length of a request
- * @chunks: kernel addresses of the chunks, each physically contiguous
- * @ops: one op per chunk
- * @segs: segment storage of all ops
+ * @pinned: bytes of chunk memory its path instances hold, closing ones too
  * @ops_ref: ops at the ULP, see the top of this file
  * @release_work: tells the ULP and unlinks the session
  */
@@ -202,9 +209,7 @@ struct rift_srv_sess {
 	u32			queue_depth;
 	u32			chunk_size;
 	u32			max_io_size;
-	void			**chunks;
-	struct rift_srv_op	*ops;
-	struct rift_rbuf	*segs;
+	atomic64_t		pinned;
 	struct percpu_ref	ops_ref;
 	struct work_struct	release_work;
 };
@@ -261,7 +266,7 @@ struct rift_srv_stats {
  * @reconnect_gen: generation of this instance
  * @version: protocol version negotiated by its first connection
  * @con_cnt: connections
- * @queue_depth: chunks granted to this path
+ * @queue_depth: chunks granted to this path, at most the session's
  * @created_sess: the session was created for this path (CON_RSP flag)
  * @state: see enum rift_srv_path_state; guarded by @lock
  * @lock: guards @state, the connections' states, @info_rcvd, @info_len
@@ -274,6 +279,10 @@ struct rift_srv_stats {
  * @ib_dev: device of every connection of the path
  * @hca_name: its name, kept for sysfs past the device's lifetime
  * @hca_port: its port
+ * @chunks: kernel addresses of the chunks, each physically contiguous
+ * @nr_chunks: entries of @chunks allocated
+ * @ops: one op per chunk
+ * @segs: segment storage of all ops
  * @dev: PD reference for the chunk MRs
  * @sgs: per-chunk scatterlists mapped for @ib_dev
  * @nr_mapped: entries of @sgs mapped
@@ -286,9 +295,17 @@ struct rift_srv_stats {
  * @io_done: @io_ref reached zero after being killed
  * @info_work: processes INFO_REQ
  * @close_work: tears the path down
+ * @free_work: frees the path's memory once the last reference is gone
  * @setup_work: closes a path stuck before CONNECTED
  * @stats: counters
  * @inflight: requests at the ULP
+ * @hb_work: heartbeat tick while CONNECTED
+ * @hb_interval_ms: tick period, as announced in INFO_RSP
+ * @hb_missed_max: silent ticks tolerated, as announced in INFO_RSP
+ * @hb_missed: silent ticks in a row so far
+ * @hb_seq: sequence number of the last heartbeat sent
+ * @hb_outstanding: a heartbeat was sent and not yet answered
+ * @rx_seen: something arrived since the last tick
  */
 struct rift_srv_path {
 	struct kobject			kobj;
@@ -312,6 +329,10 @@ struct rift_srv_path {
 	struct ib_device		*ib_dev;
 	char				hca_name[IB_DEVICE_NAME_MAX];
 	u32				hca_port;
+	void				**chunks;
+	u32				nr_chunks;
+	struct rift_srv_op		*ops;
+	struct rift_rbuf		*segs;
 	struct rift_dev			*dev;
 	struct scatterlist		*sgs;
 	u32				nr_mapped;
@@ -324,14 +345,23 @@ struct rift_srv_path {
 	struct completion		io_done;
 	struct work_struct		info_work;
 	struct work_struct		close_work;
+	struct work_struct		free_work;
 	struct delayed_work		setup_work;
 	struct rift_srv_stats __percpu	*stats;
 	atomic_t			inflight;
+	struct delayed_work		hb_work;
+	u32				hb_interval_ms;
+	u32				hb_missed_max;
+	u32				hb_missed;
+	u16				hb_seq;
+	bool				hb_outstanding;
+	atomic_t			rx_seen;
 };
 
 /* rift-srv-main.c */
 extern struct class rift_srv_class;
 extern struct workqueue_struct *rift_srv_wq;
+extern struct workqueue_struct *rift_srv_hb_wq;
 u32 rift_srv_param_max_queue_depth(void);
 u32 rift_srv_param_chunk_size(void);
 u32 rift_srv_param_hb_interval_ms(void);
@@ -362,8 +392,10 @@ void rift_srv_path_unreg_chunks(struct rift_srv_path *path);
 /* rift-srv-io.c */
 void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_srv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+void rift_srv_path_hb_work(struct work_struct *work);
+void rift_srv_path_hb_start(struct rift_srv_path *path);
 struct rift_srv_con *rift_srv_wc_con(struct ib_wc *wc);
-int rift_srv_sess_init_ops(struct rift_srv_sess *sess);
+int rift_srv_path_init_ops(struct rift_srv_path *path);
 
 /* rift-srv-sysfs.c */
 extern const struct attribute_group *rift_srv_sess_groups[];

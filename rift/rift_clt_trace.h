@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Rift client tracepoints: every path state change and every rdma_cm
- * event of a connection.  Enable with
+ * Rift client tracepoints: every path state change, every rdma_cm event
+ * of a connection, and every reconnect delay drawn.  Enable with
  * echo 1 > /sys/kernel/tracing/events/rift_clt/enable
  */
 #undef TRACE_SYSTEM
@@ -36,15 +36,32 @@ TRACE_EVENT(rift_clt_con_event,
 			     __string(path, path)
 			     __field(u16, con)
 			     __field(int, event)
+			     __string(msg, rdma_event_msg(event))
 			     __field(int, status)),
 	    TP_fast_assign(__assign_str(sess, sess);
 			   __assign_str(path, path);
 			   __entry->con = con;
 			   __entry->event = event;
+			   __assign_str(msg, rdma_event_msg(event));
 			   __entry->status = status;),
+	    /* The name is copied: the trace buffer outlives ib_core's strings. */
 	    TP_printk("%s/%s con %u: %s (%d)", __get_str(sess), __get_str(path),
-		      __entry->con, rdma_event_msg(__entry->event),
-		      __entry->status)
+		      __entry->con, __get_str(msg), __entry->status)
+);
+
+TRACE_EVENT(rift_clt_path_backoff,
+	    TP_PROTO(const char *sess, const char *path, u32 attempt, u64 delay_ms),
+	    TP_ARGS(sess, path, attempt, delay_ms),
+	    TP_STRUCT__entry(__string(sess, sess)
+			     __string(path, path)
+			     __field(u32, attempt)
+			     __field(u64, delay_ms)),
+	    TP_fast_assign(__assign_str(sess, sess);
+			   __assign_str(path, path);
+			   __entry->attempt = attempt;
+			   __entry->delay_ms = delay_ms;),
+	    TP_printk("%s/%s: reconnect attempt %u in %llu ms", __get_str(sess),
+		      __get_str(path), __entry->attempt, __entry->delay_ms)
 );
 
 #endif /* _RIFT_CLT_TRACE_H */

@@ -269,3 +269,117 @@ rift_test_io()
 	shift
 	echo "$*" > "$RIFT_TEST_DBG/$s/io"
 }
+
+# --- Helpers of the transport_* tests (open/close, stats, sysfs input). ---
+RIFT_SRV_SYSFS=/sys/class/rift-server
+RIFT_P0=198.18.0.2@198.18.0.1:7674
+RIFT_P1=198.18.1.2@198.18.1.1:7674
+
+# rift_test_open SESS [KEY=VALUE...] PATH...: open SESS over the paths
+# (SRC@DST, the port is added by the ULP); KEY=VALUE are passed through.
+rift_test_open()
+{
+	local s=$1 a args=
+	shift
+	for a in "$@"; do
+		case $a in
+		*=*) args+=" $a" ;;
+		*) args+=" path=$a" ;;
+		esac
+	done
+	echo "sessname=$s$args" > "$RIFT_TEST_DBG/open"
+}
+
+rift_test_close()
+{
+	echo "$1" > "$RIFT_TEST_DBG/close"
+}
+
+# rift_test_stat SESS KEY: a value of SESS's stats file (0 if absent).
+rift_test_stat()
+{
+	awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' \
+		"$RIFT_TEST_DBG/$1/stats" 2>/dev/null
+}
+
+# rift_test_errnos SESS: "ERRNO:COUNT ..." of the errors SESS's runs saw.
+rift_test_errnos()
+{
+	awk '$1 == "err" { printf "%s%s:%s", n++ ? " " : "", $2, $3 }' \
+		"$RIFT_TEST_DBG/$1/stats" 2>/dev/null
+}
+
+rift_test_bad_completions()
+{
+	cat "$RIFT_TEST_DBG/bad_completions"
+}
+
+# rift_clt_stat SESS PATH KEY: a client path counter.
+rift_clt_stat()
+{
+	cat "$RIFT_CLT_SYSFS/$1/paths/$2/stats/$3" 2>/dev/null
+}
+
+# rift_srv_stat SESS PATH KEY: a server path counter.
+rift_srv_stat()
+{
+	cat "$RIFT_SRV_SYSFS/$1/paths/$2/stats/$3" 2>/dev/null
+}
+
+rift_srv_path_state()
+{
+	cat "$RIFT_SRV_SYSFS/$1/paths/$2/state" 2>/dev/null
+}
+
+# rift_paths_snapshot SESS: "name=state" of every client path, sorted.
+rift_paths_snapshot()
+{
+	local p
+	for p in "$RIFT_CLT_SYSFS/$1"/paths/*/; do
+		[ -d "$p" ] || continue
+		echo "$(basename "$p")=$(cat "$p/state" 2>/dev/null)"
+	done | sort | tr '\n' ' '
+}
+
+# rift_write FILE TEXT: one write(2) of TEXT and a newline; prints "ok" or
+# the error's text ("Invalid argument", "File exists", ...).
+rift_write()
+{
+	local out
+	if out=$({ echo "$2" > "$1"; } 2>&1); then
+		echo ok
+	else
+		echo "${out##*: }"
+	fi
+}
+
+# rift_wait_pid SECONDS PID: wait for a background job, up to SECONDS;
+# its exit status, or 124 if it is still running.
+rift_wait_pid()
+{
+	local end=$((SECONDS + $1))
+	while kill -0 "$2" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || return 124
+		sleep 0.2
+	done
+	wait "$2"
+}
+
+# rift_now_ms: monotonic-enough milliseconds for timing a step.
+rift_now_ms()
+{
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# rift_link_up DEV: bring a test link (riftbI) back up after
+# "ip link set dev DEV down".  rxe (6.1) on a veth pair in one netns stops
+# receiving on DEV once its admin state bounced while RC connections used
+# it: rping between the two addresses then fails just like Rift does, and
+# flushing routes or neighbours does not help.  Its rxe device is created
+# anew, as after a NIC replacement, which is what brings the link back.
+rift_link_up()
+{
+	ip link set dev "$1" up || return 1
+	rdma link delete "rxe_$1" || return 1
+	rdma link add "rxe_$1" type rxe netdev "$1"
+}

@@ -24,8 +24,10 @@ BOOT_GRACE=${RIFT_BOOT_GRACE:-180}
 if [ $# -gt 0 ]; then
 	tests=("$@")
 else
-	mapfile -t tests < <(sed -n 's/^TEST_PROGS *[+:]*= *//p' "$st/Makefile" |
-			     tr ' ' '\n' | sed -n 's/\.sh$//p')
+	# TEST_PROGS, backslash continuations included, in order.
+	mapfile -t tests < <(awk '/^TEST_PROGS *[+:]*=/ { on = 1; sub(/^[^=]*= */, "") }
+				  on { more = sub(/\\$/, ""); print; on = more }' \
+				 "$st/Makefile" | tr ' \t' '\n\n' | sed -n 's/\.sh$//p')
 fi
 for t in "${tests[@]}"; do
 	[ -f "$st/$t.sh" ] || vm_die "no such selftest: $t (selftests/$t.sh)"

@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rift-topology: single
+# rift-timeout: 420
+#
+# Resilience of a two-path session under verified IO (rift-test random
+# runs: every read checked against what was written):
+#  1. a link goes down (ip link down): IO continues on the other path with
+#     zero errors; the link comes back and the path reconnects;
+#  2. a link goes silent (netem loss 100%): heartbeats declare the path
+#     failed within hb_interval_ms * (hb_missed_max + 1), IO fails over;
+#  3. both links down and one back within io_timeout_ms: IO resumes,
+#     nothing lost; both down longer: requests fail with ETIMEDOUT and
+#     none hangs;
+#  5. mp_policy switched under IO among all policies; min-inflight and
+#     round-robin spread requests over both paths.
+# Links come back through rift_link_up (see lib.sh: rxe needs its device
+# re-created after an admin down/up of a veth).
+cd "$(dirname "$0")" && . ./lib.sh
+rift_require_root
+
+S=fo
+HB=200
+MISSED=3
+ktap_header
+ktap_plan 28
+
+CS=$RIFT_CLT_SYSFS/$S
+
+state_both()
+{
+	[ "$(rift_path_state "$1" "$2")" = connected ] &&
+		[ "$(rift_srv_path_state "$1" "$2")" = connected ]
+}
+
+all_connected()
+{
+	state_both $S "$RIFT_P0" && state_both $S "$RIFT_P1"
+}
+
+# run_bg N DEPTH SEED: a random run in the background; its pid in $bg.
+run_bg()
+{
+	run_e0=$(rift_test_stat $S errors)
+	bash -c "echo random 0 $1 $2 $3 > $RIFT_TEST_DBG/$S/io" 2> "$RIFT_OUT/failover.io" &
+	bg=$!
+}
+
+# run_done SECONDS WHAT: wait for the background run; checks that it
+# ended in time with no error and nothing completed twice.
+run_done()
+{
+	local rc
+	rift_wait_pid "$1" $bg
+	rc=$?
+	ktap_info "$2: run rc $rc '$(cat "$RIFT_OUT/failover.io")', errors $(rift_test_stat $S errors) ($(rift_test_errnos $S)), failed_over $(cat $CS/failed_over)"
+	[ $rc = 0 ] && [ "$(rift_test_stat $S errors)" = "$run_e0" ] &&
+		[ "$(rift_test_bad_completions)" = 0 ]
+}
+
+reqs()
+{
+	echo $(($(rift_clt_stat $S "$1" reqs_read) + $(rift_clt_stat $S "$1" reqs_write)))
+}
+
+modprobe sch_netem
+ktap_check "two rxe links" rift_rxe_pairs 2
+ktap_check "modules and test ULP load" rift_transport_up
+defer rift_test_close $S
+ktap_check "two-path session connected" \
+	eval "rift_test_open $S 198.18.0.2@198.18.0.1 198.18.1.2@198.18.1.1 &&
+	      rift_wait_until 10 all_connected"
+ktap_check "tunables set: hb $HB ms x $MISSED, reconnect 200..1000 ms, io_timeout 20 s" \
+	eval "echo $HB > $CS/hb_interval_ms && echo $MISSED > $CS/hb_missed_max &&
+	      echo 200 > $CS/reconnect_delay_ms && echo 1000 > $CS/reconnect_delay_max_ms &&
+	      echo 20000 > $CS/io_timeout_ms"
+
+# 1. Link down under IO.
+run_bg 6000 16 11
+sleep 3
+f0=$(rift_clt_stat $S $RIFT_P0 failovers)
+ip link set dev riftb0 down
+ktap_check "link 0 down: path 0 leaves connected" \
+	rift_wait_until 10 eval "[ \"\$(rift_path_state $S $RIFT_P0)\" != connected ]"
+ktap_info "path 0: $(rift_path_state $S $RIFT_P0), last_error '$(cat $CS/paths/$RIFT_P0/last_error)'"
+ktap_check "path 1 stays connected" state_both $S "$RIFT_P1"
+r1=$(reqs $RIFT_P1)
+sleep 3
+ktap_check "IO goes on over path 1" eval "[ $(reqs $RIFT_P1) -gt $r1 ]"
+rift_link_up riftb0
+ktap_check "link 0 up: path 0 reconnects" rift_wait_until 30 all_connected
+ktap_check "the run completes, zero errors, all reads verified" run_done 240 "link down"
+ktap_check "requests in flight on path 0 failed over" \
+	eval "[ $(rift_clt_stat $S $RIFT_P0 failovers) -gt $f0 ]"
+
+# 2. Silent link: netem drops everything, no QP error ever comes.
+run_bg 6000 16 12
+sleep 3
+tc qdisc add dev riftb1 root netem loss 100%
+t0=$(rift_now_ms)
+ktap_check "netem loss 100% on link 1: path 1 declared failed" \
+	rift_wait_until 15 eval "[ \"\$(rift_path_state $S $RIFT_P1)\" != connected ]"
+ms=$(($(rift_now_ms) - t0))
+lim=$((HB * (MISSED + 1)))
+ktap_info "detected in $ms ms (hb_interval_ms $HB x (hb_missed_max $MISSED + 1) = $lim ms, +500 ms for polling under TCG): $(cat $CS/paths/$RIFT_P1/last_error)"
+ktap_check "within hb_interval_ms * (hb_missed_max + 1)" test $ms -le $((lim + 500))
+tc qdisc del dev riftb1 root
+ktap_check "loss removed: path 1 reconnects" rift_wait_until 30 all_connected
+ktap_check "the run completes, zero errors" run_done 240 "silent link"
+
+# 3a. Both links down, one back within io_timeout_ms.
+run_bg 3000 16 13
+sleep 3
+ip link set dev riftb0 down
+ip link set dev riftb1 down
+ktap_check "both links down: no path connected" \
+	rift_wait_until 10 eval "[ \$(cat $CS/connected_paths) = 0 ]"
+sleep 2
+ktap_info "waiting requests: $(cat $CS/pending)"
+ktap_check "requests wait for a path" eval "[ \$(cat $CS/pending) -gt 0 ]"
+rift_link_up riftb0
+ktap_check "link 0 back within io_timeout_ms: path 0 reconnects" \
+	rift_wait_until 15 eval "[ \"\$(rift_path_state $S $RIFT_P0)\" = connected ]"
+ktap_check "the run completes, zero errors: nothing lost" run_done 240 "both down, one back"
+rift_link_up riftb1
+ktap_check "link 1 back: both paths connected" rift_wait_until 30 all_connected
+
+# 3b. Both down for longer than io_timeout_ms.
+echo 3000 > $CS/io_timeout_ms
+e0=$(rift_test_stat $S errors)
+ip link set dev riftb0 down
+ip link set dev riftb1 down
+rift_wait_until 10 eval "[ \$(cat $CS/connected_paths) = 0 ]"
+t0=$(rift_now_ms)
+run_bg 16 8 14
+rift_wait_pid 60 $bg
+rc=$?
+ms=$(($(rift_now_ms) - t0))
+ktap_info "both down: run rc $rc after $ms ms: '$(cat "$RIFT_OUT/failover.io")', $(rift_test_errnos $S)"
+ktap_check "both down longer than io_timeout_ms: the run ends, none hangs" \
+	eval "[ $rc != 124 ] && [ $ms -lt 30000 ]"
+ktap_check "its requests failed with ETIMEDOUT only" \
+	eval "[ $(rift_test_stat $S errors) -gt $e0 ] &&
+	      [ -z \"\$(rift_test_errnos $S | tr ' ' '\n' | grep -v '^-ETIMEDOUT:')\" ]"
+ktap_check "nothing waits any more" test "$(cat $CS/pending)" = 0
+rift_link_up riftb0
+rift_link_up riftb1
+echo 20000 > $CS/io_timeout_ms
+ktap_check "links back: both paths connected" rift_wait_until 30 all_connected
+
+# 5. mp_policy under IO.
+ok=1
+run_bg 4000 16 15
+for pol in min-inflight min-latency round-robin min-inflight; do
+	a0=$(reqs $RIFT_P0)
+	b0=$(reqs $RIFT_P1)
+	echo $pol > $CS/mp_policy || ok=0
+	[ "$(cat $CS/mp_policy)" = $pol ] || ok=0
+	sleep 3
+	a=$(($(reqs $RIFT_P0) - a0))
+	b=$(($(reqs $RIFT_P1) - b0))
+	ktap_info "$pol: path 0 $a requests, path 1 $b (rtt_us $(rift_clt_stat $S $RIFT_P0 rtt_us) / $(rift_clt_stat $S $RIFT_P1 rtt_us))"
+	case $pol in
+	min-inflight|round-robin) [ $a -gt 0 ] && [ $b -gt 0 ] || ok=0 ;;
+	esac
+done
+ktap_check "mp_policy switched under IO; min-inflight and round-robin use both paths" test $ok = 1
+ktap_check "the run completes, zero errors" run_done 240 policies
+ktap_check "an unknown policy is refused with EINVAL" \
+	eval "[ \"\$(rift_write $CS/mp_policy fastest)\" = 'Invalid argument' ] &&
+	      [ \"\$(cat $CS/mp_policy)\" = min-inflight ]"
+
+ktap_check "session closes" rift_test_close $S
+__rift_run_deferred
+ktap_check "modules unloaded" eval '! rift_loaded rift/rift-core'
+ktap_finished
