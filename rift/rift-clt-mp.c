@@ -161,6 +161,18 @@ void rift_clt_sess_kick_failover(struct rift_clt_sess *sess)
 	mod_delayed_work(sess->wq, &sess->failover_work, 0);
 }
 
+/* Move every waiting request to @list, emptying the session's. */
+static void rift_clt_take_pending(struct rift_clt_sess *sess,
+				  struct list_head *list)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sess->pending_lock, flags);
+	list_splice_init(&sess->pending, list);
+	sess->nr_pending = 0;
+	spin_unlock_irqrestore(&sess->pending_lock, flags);
+}
+
 static void rift_clt_req_fail_pending(struct rift_clt_req *req, int err)
 {
 	atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
@@ -183,11 +195,7 @@ static void rift_clt_failover_work(struct work_struct *work)
 	LIST_HEAD(list);
 	int err;
 
-	spin_lock_irq(&sess->pending_lock);
-	list_splice_init(&sess->pending, &list);
-	sess->nr_pending = 0;
-	spin_unlock_irq(&sess->pending_lock);
-
+	rift_clt_take_pending(sess, &list);
 	list_for_each_entry_safe(req, tmp, &list, pending) {
 		list_del_init(&req->pending);
 		err = rift_clt_req_post(req);
@@ -235,10 +243,7 @@ void rift_clt_sess_fail_pending(struct rift_clt_sess *sess)
 	LIST_HEAD(list);
 
 	cancel_delayed_work_sync(&sess->failover_work);
-	spin_lock_irq(&sess->pending_lock);
-	list_splice_init(&sess->pending, &list);
-	sess->nr_pending = 0;
-	spin_unlock_irq(&sess->pending_lock);
+	rift_clt_take_pending(sess, &list);
 	list_for_each_entry_safe(req, tmp, &list, pending) {
 		list_del_init(&req->pending);
 		rift_clt_req_fail_pending(req, -ECONNRESET);

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rift test ULP: a RAM-backed server and a client driven through debugfs,
- * so the kselftests can exercise the transport without a block device.
- * Testing only.
- *
- * Server (module parameter server=1): serves reads and writes of a
- * store_mb MiB RAM store on port srv_port.
+ * Rift test ULP, client side: a client driven through debugfs, so the
+ * kselftests can exercise the transport without a block device.  Its
+ * server is rift-test-srv.ko, a module of its own so that the server side
+ * can be unloaded and reloaded under IO.  Testing only.
  *
  * Client: /sys/kernel/debug/rift-test/
  *   open	write "sessname=S path=[SRC@]DST [path=...] [port=N]
@@ -56,8 +54,8 @@
 #include <asm/unaligned.h>
 
 #include <rift/rift.h>
+#include "rift-test.h"
 
-#define RIFT_TEST_MAGIC		0x54534552U	/* "REST" */
 #define RIFT_TEST_MAX_DEPTH	64
 #define RIFT_TEST_MAX_COUNT	1000000U
 /* Tickets of a live run carry this; a freed one does not. */
@@ -68,75 +66,10 @@
 /* How long a run waits before saying it still waits for completions. */
 #define RIFT_TEST_WAIT_REPORT	(30 * HZ)
 
-static bool server;
-module_param(server, bool, 0444);
-MODULE_PARM_DESC(server, "Serve the RAM store (default no)");
-
-static ushort srv_port;
-module_param(srv_port, ushort, 0444);
-MODULE_PARM_DESC(srv_port, "Server port (default: Rift's default port)");
-
 static uint store_mb = 16;
 module_param(store_mb, uint, 0444);
-MODULE_PARM_DESC(store_mb, "Size of the RAM store in MiB (default 16)");
+MODULE_PARM_DESC(store_mb, "Size of the server's RAM store in MiB, to bound runs (default 16)");
 
-/* ULP header of every request. */
-struct rift_test_hdr {
-	__le32	magic;
-	__le32	len;
-	__le64	offset;
-};
-
-/* Server. */
-
-static struct rift_srv_ctx *rift_test_srv;
-static void *rift_test_store;
-static size_t rift_test_store_size;
-static DEFINE_SPINLOCK(rift_test_store_lock);
-
-static int rift_test_rdma_ev(void *priv, struct rift_srv_op *op,
-			     enum rift_dir dir, void *data, size_t datalen,
-			     const void *usr, size_t usrlen)
-{
-	struct rift_test_hdr hdr;
-	u64 off;
-
-	if (usrlen != sizeof(hdr))
-		return -EBADMSG;
-	/* For reads the header shares the chunk with the data: copy first. */
-	memcpy(&hdr, usr, sizeof(hdr));
-	off = le64_to_cpu(hdr.offset);
-	if (le32_to_cpu(hdr.magic) != RIFT_TEST_MAGIC ||
-	    le32_to_cpu(hdr.len) != datalen)
-		return -EBADMSG;
-	if (off > rift_test_store_size || datalen > rift_test_store_size - off)
-		return -ERANGE;
-	spin_lock(&rift_test_store_lock);
-	if (dir == RIFT_WRITE)
-		memcpy(rift_test_store + off, data, datalen);
-	else
-		memcpy(data, rift_test_store + off, datalen);
-	spin_unlock(&rift_test_store_lock);
-	rift_srv_resp(op, 0);
-	return 0;
-}
-
-static int rift_test_link_ev(struct rift_srv_sess *sess,
-			     enum rift_srv_link_ev ev, void *priv)
-{
-	char name[RIFT_NAME_MAX + 1];
-
-	if (rift_srv_get_sess_name(sess, name, sizeof(name)) < 0)
-		strscpy(name, "?", sizeof(name));
-	pr_debug("session %s %s\n", name,
-		 ev == RIFT_SRV_LINK_EV_CONNECTED ? "connected" : "disconnected");
-	return 0;
-}
-
-static const struct rift_srv_ops rift_test_srv_ops = {
-	.rdma_ev = rift_test_rdma_ev,
-	.link_ev = rift_test_link_ev,
-};
 
 /* Client. */
 
@@ -669,7 +602,7 @@ static int rift_test_run(struct rift_test_sess *ts, enum rift_test_op op,
 	if (op == RIFT_TEST_OP_RANDOM) {
 		len = ts->max_io_size;
 		/*
-		 * Client and server load this module with the same store_mb
+		 * The tests load client and server with the same store_mb
 		 * in the tests: refuse a layout the store cannot hold here,
 		 * rather than counting -ERANGE from the server as IO errors.
 		 */
@@ -1038,21 +971,6 @@ static const struct file_operations rift_test_open_fops = {
 
 static int __init rift_test_init(void)
 {
-	int err;
-
-	if (server) {
-		rift_test_store_size = (size_t)store_mb << 20;
-		rift_test_store = vzalloc(rift_test_store_size);
-		if (!rift_test_store)
-			return -ENOMEM;
-		rift_test_srv = rift_srv_open(&rift_test_srv_ops, NULL, srv_port);
-		if (IS_ERR(rift_test_srv)) {
-			err = PTR_ERR(rift_test_srv);
-			pr_err("cannot open the server on port %u: %d\n", srv_port, err);
-			vfree(rift_test_store);
-			return err;
-		}
-	}
 	rift_test_dir = debugfs_create_dir("rift-test", NULL);
 	debugfs_create_file("open", 0200, rift_test_dir, NULL, &rift_test_open_fops);
 	debugfs_create_file("close", 0200, rift_test_dir, NULL, &rift_test_close_fops);
@@ -1072,14 +990,10 @@ static void __exit rift_test_exit(void)
 	list_for_each_entry_safe(ts, tmp, &rift_test_sessions, entry)
 		rift_test_sess_close(ts);
 	debugfs_remove_recursive(rift_test_dir);
-	if (rift_test_srv) {
-		rift_srv_close(rift_test_srv);
-		vfree(rift_test_store);
-	}
 }
 
 module_init(rift_test_init);
 module_exit(rift_test_exit);
 
-MODULE_DESCRIPTION("Rift test ULP (testing only)");
+MODULE_DESCRIPTION("Rift test ULP, client (testing only)");
 MODULE_LICENSE("GPL");

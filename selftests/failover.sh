@@ -27,15 +27,9 @@ ktap_plan 28
 
 CS=$RIFT_CLT_SYSFS/$S
 
-state_both()
-{
-	[ "$(rift_path_state "$1" "$2")" = connected ] &&
-		[ "$(rift_srv_path_state "$1" "$2")" = connected ]
-}
-
 all_connected()
 {
-	state_both $S "$RIFT_P0" && state_both $S "$RIFT_P1"
+	rift_all_connected $S
 }
 
 # run_bg N DEPTH SEED: a random run in the background; its pid in $bg.
@@ -83,7 +77,7 @@ ip link set dev riftb0 down
 ktap_check "link 0 down: path 0 leaves connected" \
 	rift_wait_until 10 eval "[ \"\$(rift_path_state $S $RIFT_P0)\" != connected ]"
 ktap_info "path 0: $(rift_path_state $S $RIFT_P0), last_error '$(cat $CS/paths/$RIFT_P0/last_error)'"
-ktap_check "path 1 stays connected" state_both $S "$RIFT_P1"
+ktap_check "path 1 stays connected" rift_both_connected $S "$RIFT_P1"
 r1=$(reqs $RIFT_P1)
 sleep 3
 ktap_check "IO goes on over path 1" eval "[ $(reqs $RIFT_P1) -gt $r1 ]"

@@ -118,8 +118,8 @@ rift_wait_until()
 }
 
 # Modules in load order; unload goes the other way.
-RIFT_MODULES=(rift/rift-core rift/rift-client rift/rift-server rift/rift-test
-	      riftblk/riftblk-client riftblk/riftblk-server)
+RIFT_MODULES=(rift/rift-core rift/rift-client rift/rift-server rift/rift-test-srv
+	      rift/rift-test riftblk/riftblk-client riftblk/riftblk-server)
 
 rift_modname()
 {
@@ -241,7 +241,8 @@ rift_transport_up()
 	rift_insmod rift/rift-core || return 1
 	rift_insmod rift/rift-client || return 1
 	rift_insmod rift/rift-server || return 1
-	rift_insmod rift/rift-test server=1 "$@" || return 1
+	rift_insmod rift/rift-test-srv "$@" || return 1
+	rift_insmod rift/rift-test "$@" || return 1
 	defer rift_unload_all
 }
 
@@ -382,4 +383,18 @@ rift_link_up()
 	ip link set dev "$1" up || return 1
 	rdma link delete "rxe_$1" || return 1
 	rdma link add "rxe_$1" type rxe netdev "$1"
+}
+
+# rift_both_connected SESS PATH: PATH is connected on the client and on
+# the server.
+rift_both_connected()
+{
+	[ "$(rift_path_state "$1" "$2")" = connected ] &&
+		[ "$(rift_srv_path_state "$1" "$2")" = connected ]
+}
+
+# rift_all_connected SESS: RIFT_P0 and RIFT_P1 connected on both ends.
+rift_all_connected()
+{
+	rift_both_connected "$1" "$RIFT_P0" && rift_both_connected "$1" "$RIFT_P1"
 }

@@ -42,7 +42,7 @@ rdma_res()
 refcnts()
 {
 	local m
-	for m in rift_core rift_client rift_server rift_test; do
+	for m in rift_core rift_client rift_server rift_test_srv rift_test; do
 		echo -n "$m=$(cat /sys/module/$m/refcnt) "
 	done
 }

@@ -18,16 +18,9 @@ N=8000		# ~40 s of IO under TCG: longer than the five events below
 ktap_header
 ktap_plan 26
 
-# state_both SESS PATH: connected on the client and on the server.
-state_both()
-{
-	[ "$(rift_path_state "$1" "$2")" = connected ] &&
-		[ "$(rift_srv_path_state "$1" "$2")" = connected ]
-}
-
 all_connected()
 {
-	state_both $S "$RIFT_P0" && state_both $S "$RIFT_P1"
+	rift_all_connected $S
 }
 
 # event PATH ACTION: write 1 to the path's ACTION file (client) or to

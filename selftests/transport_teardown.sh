@@ -124,11 +124,12 @@ ktap_check "rmmod rift_test with two sessions open" rmmod rift_test
 ktap_check "its sessions are gone on the client and the server" \
 	eval "[ -z \"\$(ls $RIFT_CLT_SYSFS)\" ] &&
 	      rift_wait_until 10 eval '[ -z \"\$(ls $RIFT_SRV_SYSFS)\" ]'"
-ktap_check "then rift_server, rift_client and rift_core unload" \
-	eval "rmmod rift_server && rmmod rift_client && rmmod rift_core"
+ktap_check "then rift_test_srv, rift_server, rift_client and rift_core unload" \
+	eval "rmmod rift_test_srv && rmmod rift_server && rmmod rift_client && rmmod rift_core"
 ktap_check "no module left" \
 	eval "! rift_loaded rift/rift-core && ! rift_loaded rift/rift-client &&
-	      ! rift_loaded rift/rift-server && ! rift_loaded rift/rift-test"
+	      ! rift_loaded rift/rift-server && ! rift_loaded rift/rift-test &&
+	      ! rift_loaded rift/rift-test-srv"
 ktap_info "rdma resources: $(rdma_res)"
 ktap_check "the rxe devices hold what they held before Rift loaded" \
 	test "$(rdma_res)" = "$res_pre"
