@@ -70,9 +70,6 @@ static uint store_mb = 16;
 module_param(store_mb, uint, 0444);
 MODULE_PARM_DESC(store_mb, "Size of the server's RAM store in MiB, to bound runs (default 16)");
 
-
-/* Client. */
-
 /*
  * A session is in the list from the start of its open to the end of its
  * close, so its name (and debugfs directory) cannot be taken twice.

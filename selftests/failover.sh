@@ -13,7 +13,8 @@
 #     nothing lost; both down longer: requests fail with ETIMEDOUT and
 #     none hangs;
 #  5. mp_policy switched under IO among all policies; min-inflight and
-#     round-robin spread requests over both paths.
+#     round-robin spread requests over both paths;
+# and remove_path / add_path while IO runs lose nothing.
 # Links come back through rift_link_up (see lib.sh: rxe needs its device
 # re-created after an admin down/up of a veth).
 cd "$(dirname "$0")" && . ./lib.sh
@@ -23,7 +24,7 @@ S=fo
 HB=200
 MISSED=3
 ktap_header
-ktap_plan 28
+ktap_plan 31
 
 CS=$RIFT_CLT_SYSFS/$S
 
@@ -163,6 +164,18 @@ ktap_check "the run completes, zero errors" run_done 240 policies
 ktap_check "an unknown policy is refused with EINVAL" \
 	eval "[ \"\$(rift_write $CS/mp_policy fastest)\" = 'Invalid argument' ] &&
 	      [ \"\$(cat $CS/mp_policy)\" = min-inflight ]"
+
+# add_path and remove_path while IO runs.
+run_bg 3000 16 16
+sleep 2
+f0=$(cat $CS/failed_over)
+ktap_check "remove_path of path 1 under IO" \
+	eval "echo 1 > $CS/paths/$RIFT_P1/remove_path && [ ! -e $CS/paths/$RIFT_P1 ]"
+sleep 2
+ktap_check "add_path of path 1 under IO: it connects" \
+	eval "echo 198.18.1.2@198.18.1.1 > $CS/add_path && rift_wait_until 20 all_connected"
+ktap_check "the run completes, zero errors" run_done 240 "remove/add path"
+ktap_info "requests moved off the removed path: $(($(cat $CS/failed_over) - f0))"
 
 ktap_check "session closes" rift_test_close $S
 __rift_run_deferred

@@ -26,6 +26,8 @@ ktap_plan 17
 ktap_check "two rxe links" rift_rxe_pairs 2
 # Two runs of DEPTH regions of max_io_size bytes, 32 MiB apart.
 ktap_check "modules and test ULP load (64 MiB store)" rift_transport_up store_mb=64
+# A wedged connection (see below) is found within seconds, not 25 s.
+echo 1000 > /sys/module/rift_client/parameters/hb_interval_ms
 defer rift_test_close $S
 ktap_check "two-path session connected" \
 	eval "rift_test_open $S 198.18.0.2@198.18.0.1 198.18.1.2@198.18.1.1 &&
@@ -86,9 +88,23 @@ for p in $RIFT_P0 $RIFT_P1; do
 	srv=$((srv + sn))
 done
 ktap_check "both paths carried at least a quarter of the requests" test $ok = 1
-ktap_check "each request submitted exactly once (client per-path counters: $tot)" \
-	test $tot = $((2 * N))
-ktap_check "the server received each exactly once ($srv)" test $srv = $((2 * N))
+# rxe (6.1) may wedge a QP (see failover.sh): its requests are then posted
+# again on a path, and the path's new instance starts counting afresh on
+# the server.  Each re-post is counted in failed_over.
+fo=$(cat $RIFT_CLT_SYSFS/$S/failed_over)
+rc=0
+for p in $RIFT_P0 $RIFT_P1; do
+	rc=$((rc + $(rift_clt_stat $S $p reconnects)))
+done
+ktap_info "failed over: $fo requests; reconnects: $rc; $(dmesg | grep -c 'rxe_reg_fast_mr.*not free') wedged QPs"
+ktap_check "each request submitted once, plus once per failover (client per-path counters: $tot)" \
+	test $tot = $((2 * N + fo))
+if [ $rc = 0 ]; then
+	ktap_check "the server received each exactly once ($srv)" test $srv = $((2 * N))
+else
+	ktap_check "the server's current path instances received no more than was posted ($srv)" \
+		test $srv -le $((2 * N + fo))
+fi
 ok=1
 for p in $RIFT_P0 $RIFT_P1; do
 	[ "$(rift_clt_stat $S $p errors)" = 0 ] && [ "$(rift_srv_stat $S $p errors)" = 0 ] &&
