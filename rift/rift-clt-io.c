@@ -48,6 +48,12 @@ static void rift_clt_req_release(struct rift_clt_req *req)
 	rift_clt_req_unmap(req);
 	atomic_dec(&req->con->inflight);
 	atomic_dec(&req->path->inflight);
+	/*
+	 * A connection's teardown picks its requests by ->con: a slot that
+	 * left it must not match, or a teardown could claim it once it is
+	 * posted again elsewhere.
+	 */
+	WRITE_ONCE(req->con, NULL);
 }
 
 static void rift_clt_req_end(struct rift_clt_req *req, int err)
@@ -66,8 +72,12 @@ static void rift_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 						inv_cqe);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		/* The connection's close path completes the request. */
-		rift_clt_path_fail(req->path, "local invalidate failed");
+		/*
+		 * The connection's close path completes the request.  The path
+		 * is the completion's: a flush seen late, after the request
+		 * moved on, must not fail the path it moved to.
+		 */
+		rift_clt_path_fail(rift_clt_wc_con(wc)->path, "local invalidate failed");
 		return;
 	}
 	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_INVALIDATING,
@@ -84,7 +94,6 @@ static void rift_clt_req_complete(struct rift_clt_req *req, int err)
 {
 	struct ib_send_wr inv = {};
 
-	req->result = err;
 	if (req->mr) {
 		/* A second response for the same request is the peer's bug. */
 		if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
@@ -92,6 +101,7 @@ static void rift_clt_req_complete(struct rift_clt_req *req, int err)
 			rift_clt_path_fail(req->path, "duplicate response");
 			return;
 		}
+		req->result = err;
 		inv.opcode = IB_WR_LOCAL_INV;
 		inv.wr_cqe = &req->inv_cqe;
 		inv.send_flags = IB_SEND_SIGNALED;
@@ -608,7 +618,7 @@ int rift_clt_req_post(struct rift_clt_req *req)
 		goto out_unlock;
 	}
 	req->path = path;
-	req->con = rift_clt_pick_con(path, req->permit);
+	WRITE_ONCE(req->con, rift_clt_pick_con(path, req->permit));
 	req->nents = 0;
 	req->mr = NULL;
 	req->hdr_dma = 0;

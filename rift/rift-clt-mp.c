@@ -147,9 +147,17 @@ void rift_clt_req_park(struct rift_clt_req *req)
 	list_add_tail(&req->pending, &sess->pending);
 	sess->nr_pending++;
 	spin_unlock_irqrestore(&sess->pending_lock, flags);
-	/* Not kicked here: it would spin while no path is connected. */
-	queue_delayed_work(sess->wq, &sess->failover_work,
-			   msecs_to_jiffies(READ_ONCE(sess->io_timeout_ms)));
+	/*
+	 * A path that connected between the failed post and the park has
+	 * kicked an empty list already: kick again, or the request would
+	 * wait for its deadline.  Without one, wake at the deadline only.
+	 */
+	smp_mb();
+	if (atomic_read(&sess->connected))
+		rift_clt_sess_kick_failover(sess);
+	else
+		queue_delayed_work(sess->wq, &sess->failover_work,
+				   msecs_to_jiffies(READ_ONCE(sess->io_timeout_ms)));
 }
 
 /**

@@ -744,7 +744,8 @@ static bool rift_clt_path_probe_cons(struct rift_clt_path *path)
 			con->stalled = 0;
 			continue;
 		}
-		if (++con->stalled >= path->hb_missed_max) {
+		/* Only after a probe went unanswered: a slow ULP answers it. */
+		if (++con->stalled >= path->hb_missed_max && READ_ONCE(con->probe_out)) {
 			snprintf(why, sizeof(why),
 				 "connection %u: no progress for %u ms with %d requests in flight",
 				 i, con->stalled * path->hb_interval_ms,
