@@ -3,7 +3,7 @@
  * rift-peer: a hostile Rift client in user space.
  *
  * Connects to a kernel Rift server (rift-server.ko serving the test ULP,
- * rift-test.ko server=1) over rdma_cm and breaks the wire protocol on
+ * rift-test-srv.ko) over rdma_cm and breaks the wire protocol on
  * purpose, one case at a time.  Every case asserts the server's exact
  * answer: the reason code of a REJECT, the status of an INFO_RSP, the
  * errno in an IO response, the sequence number echoed by HB_ACK, or the
@@ -23,9 +23,8 @@
  *   -l       list the cases
  *
  * Runs the named cases, or all of them, and prints KTAP: one line per
- * case, diagnostics as "# case: ..." lines.  A case marked TODO documents
- * a known server gap; it is reported but does not fail the run.  Exits 1
- * if any other case failed, 2 on a usage error.  Built and run by
+ * case, diagnostics as "# case: ..." lines.  Exits 1 if any case
+ * failed, 2 on a usage error.  Built and run by
  * selftests/hostile_peer.sh.
  */
 
@@ -103,13 +102,11 @@ struct io {
  * @name: KTAP name, also the command line name
  * @run: the test; true if the server answered as expected
  * @arg: variant, for cases that share @run
- * @todo: set for a known server gap: the reason it is expected to fail
  */
 struct peer_case {
 	const char	*name;
 	bool		(*run)(const struct peer_case *tc);
 	int		arg;
-	const char	*todo;
 };
 
 static struct peer_target target = {
@@ -122,8 +119,6 @@ static struct peer_target target = {
 static struct peer_target reverse;
 
 static const char *cur_case = "rift-peer";
-/* How a failed expectation is flagged: TODO cases are expected to fail. */
-static const char *fail_tag = "FAIL";
 static u8 run_id[8];
 static u32 uuid_seq;
 static u32 name_seq;
@@ -141,7 +136,7 @@ static __printf(1, 2) void diag(const char *fmt, ...)
 
 /* Check @cond; if false, say why.  Evaluates to @cond, so checks chain. */
 #define EXPECT(cond, fmt, ...) \
-	((cond) ? true : (diag("%s: " fmt, fail_tag, ##__VA_ARGS__), false))
+	((cond) ? true : (diag("FAIL: " fmt, ##__VA_ARGS__), false))
 
 static long long now_ms(void)
 {
@@ -248,7 +243,7 @@ static struct peer_conn *dial(const struct peer_target *t, const void *priv,
 	*o = PEER_ERROR;
 	c = peer_conn_new(t, err, sizeof(err));
 	if (!c) {
-		diag("%s: no route %s -> %s:%u: %s", fail_tag, t->src, t->dst, t->port,
+		diag("FAIL: no route %s -> %s:%u: %s", t->src, t->dst, t->port,
 		     err);
 		return NULL;
 	}
@@ -1632,7 +1627,7 @@ static const struct peer_case *find_case(const char *name)
 int main(int argc, char **argv)
 {
 	const struct peer_case *sel[ARRAY_SIZE(cases)];
-	int pass = 0, fail = 0, todo = 0, opt;
+	int pass = 0, fail = 0, opt;
 	size_t n = 0, i;
 	bool ok;
 
@@ -1683,24 +1678,17 @@ int main(int argc, char **argv)
 	printf("KTAP version 1\n1..%zu\n", n);
 	for (i = 0; i < n; i++) {
 		cur_case = sel[i]->name;
-		fail_tag = sel[i]->todo ? "TODO" : "FAIL";
 		/* Every wait is bounded; this catches a bug in the peer itself. */
 		alarm(8 * peer_timeout_ms / 1000 + 30);
 		ok = sel[i]->run(sel[i]);
 		alarm(0);
-		if (sel[i]->todo) {
-			printf("%sok %zu %s # TODO %s\n", ok ? "" : "not ", i + 1,
-			       sel[i]->name, sel[i]->todo);
-			todo++;
-		} else {
-			printf("%sok %zu %s\n", ok ? "" : "not ", i + 1, sel[i]->name);
-			if (ok)
-				pass++;
-			else
-				fail++;
-		}
+		printf("%sok %zu %s\n", ok ? "" : "not ", i + 1, sel[i]->name);
+		if (ok)
+			pass++;
+		else
+			fail++;
 	}
 	cur_case = "rift-peer";
-	diag("%d passed, %d failed, %d todo", pass, fail, todo);
+	diag("%d passed, %d failed", pass, fail);
 	return fail ? 1 : 0;
 }
