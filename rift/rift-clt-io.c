@@ -23,6 +23,23 @@ static struct rift_clt_con *rift_clt_wc_con(struct ib_wc *wc)
 	return container_of(c, struct rift_clt_con, c);
 }
 
+/* Give a permit back to the pool and wake a waiter. */
+static void rift_clt_permit_release(struct rift_clt_sess *sess, u32 id)
+{
+	clear_bit_unlock(id, sess->permit_map);
+	/* Pairs with the barrier in wait_event()'s prepare_to_wait(). */
+	smp_mb__after_atomic();
+	if (wq_has_sleeper(&sess->permit_wait))
+		wake_up(&sess->permit_wait);
+}
+
+/* Drop one hold on a request slot's permit, see rift_clt_req.holds. */
+static void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req)
+{
+	if (atomic_dec_and_test(&req->holds))
+		rift_clt_permit_release(sess, req->permit_id);
+}
+
 static void rift_clt_req_unmap(struct rift_clt_req *req)
 {
 	struct ib_device *ib_dev = req->con->c.dev->ib_dev;
@@ -81,9 +98,14 @@ static void rift_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_INVALIDATING,
-			   RIFT_CLT_REQ_IDLE) != RIFT_CLT_REQ_INVALIDATING)
+			   RIFT_CLT_REQ_IDLE) == RIFT_CLT_REQ_INVALIDATING) {
+		rift_clt_req_end(req, req->result);
 		return;
-	rift_clt_req_end(req, req->result);
+	}
+	/* A timed-out request's fence: nothing can touch its pages now. */
+	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_CANCELLING,
+			   RIFT_CLT_REQ_IDLE) == RIFT_CLT_REQ_CANCELLING)
+		rift_clt_req_end(req, -ETIMEDOUT);
 }
 
 /*
@@ -177,11 +199,46 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 		return;
 	}
 	req = &reqs[imm->chunk];
+	/*
+	 * The orphan bit is set before a timeout claims the request, so a
+	 * response that finds the request no longer POSTED sees the bit.
+	 */
 	if (atomic_read(&req->state) != RIFT_CLT_REQ_POSTED || req->con != con) {
+		if (con->path->orphans && imm->chunk < con->path->nr_chunks &&
+		    test_and_clear_bit(imm->chunk, con->path->orphans)) {
+			this_cpu_inc(con->path->stats->late_responses);
+			rift_clt_hold_put(sess, req);
+			return;
+		}
 		rift_clt_path_fail(con->path, "response to no outstanding request");
 		return;
 	}
 	rift_clt_req_complete(req, imm->err);
+}
+
+/*
+ * always-invalidate: the server killed the chunk's key when our request
+ * landed and names the new one here.  Stored before the request completes,
+ * since the permit (and with it the chunk) may be reused right after.
+ */
+static int rift_clt_rsp_rkey(struct rift_clt_con *con, struct rift_iu *iu,
+			     struct ib_wc *wc, const struct rift_imm *imm)
+{
+	struct rift_clt_path *path = con->path;
+	u32 rkey;
+
+	if (!path->always_inv || wc->opcode != IB_WC_RECV ||
+	    imm->chunk >= path->nr_chunks)
+		return -EPROTO;
+	ib_dma_sync_single_for_cpu(con->c.dev->ib_dev, iu->dma,
+				   min_t(u32, wc->byte_len, iu->size), DMA_FROM_DEVICE);
+	if (rift_proto_rkey_decode(iu->buf, min_t(u32, wc->byte_len, iu->size),
+				   imm->chunk, &rkey))
+		return -EBADMSG;
+	path->old_rkeys[imm->chunk] = path->chunks[imm->chunk].rkey;
+	WRITE_ONCE(path->chunks[imm->chunk].rkey, rkey);
+	this_cpu_inc(path->stats->rkey_updates);
+	return 0;
 }
 
 /**
@@ -227,6 +284,18 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic_set(&con->rx_seen, 1);
 	switch (imm.type) {
 	case RIFT_IMM_RSP:
+		/* The chunk's old key is dead on the server: we need the new one. */
+		if (path->always_inv) {
+			rift_clt_path_fail(path, "response without the chunk's new rkey");
+			return;
+		}
+		rift_clt_rsp(con, &imm);
+		break;
+	case RIFT_IMM_RSP_RKEY:
+		if (rift_clt_rsp_rkey(con, iu, wc, &imm)) {
+			rift_clt_path_fail(path, "malformed rkey response");
+			return;
+		}
 		rift_clt_rsp(con, &imm);
 		break;
 	case RIFT_IMM_HB:
@@ -250,6 +319,121 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	err = rift_post_recv(&con->c, iu);
 	if (err)
 		rift_clt_path_fail(path, "cannot repost receive");
+}
+
+/*
+ * A request in flight for io_timeout_ms fails with -ETIMEDOUT, but only
+ * once nothing can touch its pages: a WR posted behind it on the same
+ * connection completes only after the request's own WRs (RC completes in
+ * order), and for a read that WR is the local invalidation of its MR, so
+ * a late RDMA WRITE from the server fails on the wire instead of landing
+ * in pages the ULP has reused.  With the CANCEL feature the server is
+ * asked first not to send the data at all, which keeps the connection up.
+ * The server's chunk is still busy until it answers: the permit is held
+ * back (an orphan) until the late response arrives or the path closes.
+ * Called with the RCU read lock held and the path connected.
+ */
+static void rift_clt_req_timeout(struct rift_clt_path *path,
+				 struct rift_clt_req *req)
+{
+	struct rift_imm imm = {
+		.type	= RIFT_IMM_CANCEL,
+		.chunk	= req->permit_id,
+	};
+	struct ib_send_wr cancel = {}, *first;
+	struct ib_rdma_wr fence = {};
+	struct ib_send_wr inv = {};
+	struct rift_clt_con *con;
+
+	/*
+	 * The chunk cannot be orphaned already: its permit would still be
+	 * held back, so no request could be in flight on it.
+	 */
+	atomic_inc(&req->holds);
+	set_bit(req->permit_id, path->orphans);
+	/* Full barrier: a response that sees CANCELLING sees the bit. */
+	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
+			   RIFT_CLT_REQ_CANCELLING) != RIFT_CLT_REQ_POSTED) {
+		/* Answered meanwhile, and that response ignored the bit. */
+		if (test_and_clear_bit(req->permit_id, path->orphans))
+			rift_clt_hold_put(req->sess, req);
+		return;
+	}
+	con = req->con;
+	this_cpu_inc(path->stats->timeouts);
+	if (req->mr) {
+		inv.opcode = IB_WR_LOCAL_INV;
+		inv.ex.invalidate_rkey = req->mr->rkey;
+		inv.wr_cqe = &req->inv_cqe;
+		inv.send_flags = IB_SEND_SIGNALED;
+		first = &inv;
+	} else {
+		/* Zero bytes: no address or rkey is checked (IBTA C9-88). */
+		fence.wr.opcode = IB_WR_RDMA_WRITE;
+		fence.wr.wr_cqe = &req->inv_cqe;
+		fence.wr.send_flags = IB_SEND_SIGNALED;
+		first = &fence.wr;
+	}
+	if (path->can_cancel && !rift_imm_encode(&imm, &cancel.ex.imm_data)) {
+		cancel.opcode = IB_WR_SEND_WITH_IMM;
+		cancel.wr_cqe = &rift_clt_io_cqe;
+		cancel.next = first;
+		first = &cancel;
+	}
+	rift_con_signal_n(&con->c, first == &cancel ? 2 : 1);
+	if (ib_post_send(con->c.qp, first, NULL))
+		rift_clt_path_fail(path, "cannot fence a timed-out request");
+}
+
+/**
+ * rift_clt_path_scan_timeouts() - time out what a path has held too long
+ * @path: connected path, from its heartbeat tick
+ *
+ * A per-request timeout never fails the path itself: a slow server that
+ * answers heartbeats keeps its path; only heartbeats and verbs errors
+ * declare a path failed.  io_timeout_ms 0 turns the timeout off for
+ * requests in flight (it still fails at once those that find no path).
+ */
+void rift_clt_path_scan_timeouts(struct rift_clt_path *path)
+{
+	struct rift_clt_sess *sess = path->sess;
+	/* Pairs with the release in rift_clt_reqs_init(). */
+	struct rift_clt_req *reqs = smp_load_acquire(&sess->reqs);
+	u32 tmo = READ_ONCE(sess->io_timeout_ms);
+	unsigned long now = jiffies;
+	u32 i;
+
+	if (!tmo || !reqs || !atomic_read(&path->inflight) || !path->orphans)
+		return;
+	rcu_read_lock();
+	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
+		goto out;
+	for (i = 0; i < sess->queue_depth && i < path->nr_chunks; i++) {
+		struct rift_clt_req *req = &reqs[i];
+
+		if (atomic_read(&req->state) == RIFT_CLT_REQ_POSTED &&
+		    READ_ONCE(req->path) == path &&
+		    time_after(now, READ_ONCE(req->start) + msecs_to_jiffies(tmo)))
+			rift_clt_req_timeout(path, req);
+	}
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * rift_clt_path_release_orphans() - the server can no longer answer them
+ * @path: path whose connections are all closed
+ */
+void rift_clt_path_release_orphans(struct rift_clt_path *path)
+{
+	struct rift_clt_sess *sess = path->sess;
+	u32 i;
+
+	if (!path->orphans || !sess->reqs)
+		return;
+	for (i = 0; i < path->nr_chunks && i < sess->queue_depth; i++)
+		if (test_and_clear_bit(i, path->orphans))
+			rift_clt_hold_put(sess, &sess->reqs[i]);
 }
 
 /**
@@ -285,6 +469,12 @@ void rift_clt_fail_inflight(struct rift_clt_con *con)
 		if (old == RIFT_CLT_REQ_INVALIDATING &&
 		    atomic_cmpxchg(&req->state, old, RIFT_CLT_REQ_IDLE) == old) {
 			rift_clt_req_end(req, req->result);
+			continue;
+		}
+		/* Timed out and the QP is flushed: safe to hand back. */
+		if (old == RIFT_CLT_REQ_CANCELLING &&
+		    atomic_cmpxchg(&req->state, old, RIFT_CLT_REQ_IDLE) == old) {
+			rift_clt_req_end(req, -ETIMEDOUT);
 			continue;
 		}
 		if (old != RIFT_CLT_REQ_POSTED)
@@ -387,6 +577,7 @@ static struct rift_permit *rift_clt_try_get_permit(struct rift_clt_sess *sess)
 		if (id >= sess->queue_depth)
 			return NULL;
 	} while (test_and_set_bit_lock(id, sess->permit_map));
+	atomic_set(&sess->reqs[id].holds, 1);
 	return rift_clt_permit(sess, id);
 }
 
@@ -421,11 +612,7 @@ EXPORT_SYMBOL_GPL(rift_clt_get_permit);
  */
 void rift_clt_put_permit(struct rift_clt_sess *sess, struct rift_permit *permit)
 {
-	clear_bit_unlock(permit->id, sess->permit_map);
-	/* Pairs with the barrier in wait_event()'s prepare_to_wait(). */
-	smp_mb__after_atomic();
-	if (wq_has_sleeper(&sess->permit_wait))
-		wake_up(&sess->permit_wait);
+	rift_clt_hold_put(sess, &sess->reqs[permit->id]);
 }
 EXPORT_SYMBOL_GPL(rift_clt_put_permit);
 
@@ -672,7 +859,9 @@ out_unlock:
  * With no path connected, the request waits up to the session's
  * io_timeout_ms for one (then completes with -ETIMEDOUT); a request in
  * flight on a path that fails is posted again on another connected path,
- * see rift_clt_fail_inflight().
+ * see rift_clt_fail_inflight().  A request still in flight io_timeout_ms
+ * after this call completes with -ETIMEDOUT, once no RDMA can touch @sg
+ * any more; its permit may then be released as usual.
  *
  * Return: 0 if submitted; -EMSGSIZE for a request over the limits,
  * -ENOTCONN if no path is connected and none can come back (session
@@ -717,6 +906,7 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 	req->sg_cnt = sg_cnt;
 	req->data_len = data_len;
 	req->has_deadline = false;
+	req->start = jiffies;
 	err = rift_clt_req_post(req);
 	if (err == -ENOTCONN && rift_clt_sess_may_wait(sess)) {
 		rift_clt_req_park(req);
@@ -761,3 +951,110 @@ u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess)
 	mutex_unlock(&sess->lock);
 	return bytes;
 }
+
+/* A stale-rkey probe: one signalled RDMA WRITE and what became of it. */
+struct rift_clt_probe {
+	struct ib_cqe		cqe;
+	struct completion	done;
+	enum ib_wc_status	status;
+};
+
+static void rift_clt_probe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_clt_probe *p = container_of(wc->wr_cqe, struct rift_clt_probe,
+						cqe);
+
+	p->status = wc->status;
+	/* A refused WRITE leaves the QP in error: recover like any failure. */
+	if (wc->status != IB_WC_SUCCESS)
+		rift_clt_path_fail(rift_clt_wc_con(wc)->path, "stale-rkey probe refused");
+	complete(&p->done);
+}
+
+/**
+ * rift_clt_test_stale_rkey() - test hook: write into a chunk with its old rkey
+ * @sess: session with a connected always-invalidate path
+ *
+ * On a connected path, takes the permit of a chunk whose rkey has been
+ * rotated and RDMA-WRITEs 8 bytes into the chunk under the rkey the
+ * rotation replaced, as a stale or hostile client would.  The
+ * server's device must refuse it; the refusal breaks the connection, so
+ * the path fails and reconnects.  For selftests only.  May sleep.
+ *
+ * Return: 0 if the write was refused with a remote access error, -EIO if
+ * it was accepted (the old key still worked), -ENOENT if no connected
+ * path has a rotated chunk whose permit is free,
+ * -EOPNOTSUPP if the device cannot send 8 bytes inline, -ECOMM for any
+ * other completion status, or the error of posting.
+ */
+int rift_clt_test_stale_rkey(struct rift_clt_sess *sess)
+{
+	static const u64 junk = 0x454c415453544652ULL;
+	struct rift_clt_probe probe = {
+		.cqe.done = rift_clt_probe_done,
+	};
+	struct ib_rdma_wr wr = {};
+	struct rift_clt_path *path, *found = NULL;
+	struct rift_clt_con *con;
+	struct ib_sge sge;
+	u32 id = 0;
+	int err;
+
+	init_completion(&probe.done);
+	/* As for requests: the close work waits for this before draining. */
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry) {
+		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED ||
+		    !path->always_inv)
+			continue;
+		for (id = 0; id < path->nr_chunks && id < sess->queue_depth; id++) {
+			if (!path->old_rkeys[id] ||
+			    path->old_rkeys[id] == READ_ONCE(path->chunks[id].rkey))
+				continue;
+			/* Own the chunk, as a request would, so none races us. */
+			if (test_and_set_bit_lock(id, sess->permit_map))
+				continue;
+			atomic_set(&sess->reqs[id].holds, 1);
+			found = path;
+			goto got;
+		}
+	}
+	err = -ENOENT;
+	goto out_unlock;
+got:
+	con = &found->cons[found->nr_cons > 1 ? 1 : RIFT_CLT_CON_CTL];
+	if (con->c.max_inline < sizeof(junk)) {
+		err = -EOPNOTSUPP;
+		goto out_unlock;
+	}
+	sge.addr = (uintptr_t)&junk;
+	sge.length = sizeof(junk);
+	sge.lkey = con->c.dev->pd->local_dma_lkey;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.wr_cqe = &probe.cqe;
+	wr.wr.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;
+	wr.remote_addr = found->chunks[id].addr;
+	wr.rkey = found->old_rkeys[id];
+	rift_con_signal_n(&con->c, 1);
+	err = ib_post_send(con->c.qp, &wr.wr, NULL);
+out_unlock:
+	rcu_read_unlock();
+	if (!err) {
+		/* Drain flushes it at the latest: the CQE never outlives us. */
+		wait_for_completion(&probe.done);
+		if (probe.status == IB_WC_REM_ACCESS_ERR)
+			err = 0;
+		else if (probe.status == IB_WC_SUCCESS)
+			err = -EIO;
+		else
+			err = -ECOMM;
+		pr_info("%s: stale rkey 0x%x on chunk %u: %s\n", sess->name,
+			wr.rkey, id, ib_wc_status_msg(probe.status));
+	}
+	if (found)
+		rift_clt_hold_put(sess, &sess->reqs[id]);
+	return err;
+}
+EXPORT_SYMBOL_GPL(rift_clt_test_stale_rkey);

@@ -49,6 +49,11 @@ module_param(hb_missed_max, uint, 0644);
 MODULE_PARM_DESC(hb_missed_max,
 		 "Silent heartbeat intervals before a path is declared failed (default 5)");
 
+static bool always_invalidate;
+module_param(always_invalidate, bool, 0644);
+MODULE_PARM_DESC(always_invalidate,
+		 "New sessions ask the server to rotate a chunk's rkey after every request (default false)");
+
 struct class rift_clt_class = {
 	.name = "rift-client",
 };
@@ -246,6 +251,7 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	sess->hb_missed_max = clamp_t(u32, hb_missed_max, RIFT_HB_MISSED_MIN,
 				      RIFT_HB_MISSED_LIMIT);
 	sess->mp_policy = RIFT_CLT_MP_ROUND_ROBIN;
+	sess->always_inv = READ_ONCE(always_invalidate);
 	rift_clt_sess_mp_init(sess);
 	mutex_init(&sess->lock);
 	INIT_LIST_HEAD(&sess->paths);

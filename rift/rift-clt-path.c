@@ -22,15 +22,15 @@ module_param(connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
 		 "Give up a connection attempt that saw no CM event for this long (default 10000)");
 
-/*
- * Test hook: offer only this protocol version (0: the built-in range), so
- * a selftest can watch a server refuse a version it does not speak.
- */
 static u8 ack_timeout = 20;
 module_param(ack_timeout, byte, 0644);
 MODULE_PARM_DESC(ack_timeout,
 		 "QP ack timeout, 4.096 us * 2^N (default 20: ~4.3 s; 0: rdma_cm's)");
 
+/*
+ * Test hook: offer only this protocol version (0: the built-in range), so
+ * a selftest can watch a server refuse a version it does not speak.
+ */
 static ushort test_proto_version;
 module_param(test_proto_version, ushort, 0644);
 MODULE_PARM_DESC(test_proto_version, "Testing only: offer just this protocol version");
@@ -193,10 +193,10 @@ static int rift_clt_con_route_resolved(struct rift_clt_con *con)
 
 	/*
 	 * Per request: up to max_send_sge-sized RDMA WRITEs of data, the
-	 * header write, and for reads a REG_MR and a LOCAL_INV; doubled for
-	 * the every-Nth signalling rule.
+	 * header write, for reads a REG_MR and a LOCAL_INV, and on a timeout
+	 * a CANCEL and a fence; doubled for the every-Nth signalling rule.
 	 */
-	err = rift_con_create_qp(&con->c, cm_id, qd * 8 + 32, qd + 16 + 1,
+	err = rift_con_create_qp(&con->c, cm_id, qd * 12 + 32, qd + 16 + 1,
 				 con->idx % cm_id->device->num_comp_vectors);
 	if (err) {
 		rift_clt_path_set_error(path, "cannot create QP: %d", err);
@@ -437,6 +437,8 @@ static void rift_clt_path_close_cons(struct rift_clt_path *path)
 
 	for (i = path->nr_cons - 1; i >= 0; i--)
 		rift_clt_con_close(&path->cons[i]);
+	/* The server instance that owed them an answer is gone. */
+	rift_clt_path_release_orphans(path);
 }
 
 static void rift_clt_info_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -456,6 +458,8 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	struct ib_device *ib_dev = ctl->c.cm_id->device;
 	struct rift_info req = {}, rsp = {};
 	struct rift_rbuf *chunks;
+	unsigned long *orphans;
+	u32 *old_rkeys;
 	struct rift_iu *tx;
 	int len, err;
 
@@ -468,7 +472,8 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	strscpy(req.host_name, utsname()->nodename, sizeof(req.host_name));
 	if (!rift_proto_name_valid(req.host_name, strlen(req.host_name)))
 		req.host_name[0] = '\0';
-	req.feat_offered = 0;
+	req.feat_offered = RIFT_FEAT_CANCEL | (READ_ONCE(sess->always_inv) ?
+					      RIFT_FEAT_ALWAYS_INVALIDATE : 0);
 	/* The server watches us at the tick we ask for. */
 	req.hb_interval_ms = READ_ONCE(sess->hb_interval_ms);
 	len = rift_info_encode(&req, tx->buf, tx->size);
@@ -522,6 +527,23 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	pr_debug("%s/%s: %u chunks of %u bytes, hb %u ms x %u\n", sess->name,
 		 path->name, rsp.nr_chunks, rsp.chunk_size, rsp.hb_interval_ms,
 		 rsp.hb_missed_max);
+	old_rkeys = kcalloc(rsp.nr_chunks, sizeof(*old_rkeys), GFP_KERNEL);
+	orphans = bitmap_zalloc(rsp.nr_chunks, GFP_KERNEL);
+	if (!old_rkeys || !orphans) {
+		kfree(old_rkeys);
+		bitmap_free(orphans);
+		kfree(chunks);
+		err = -ENOMEM;
+		goto out_drain;
+	}
+	kfree(path->old_rkeys);
+	path->old_rkeys = old_rkeys;
+	/* Emptied when the last instance closed; a new one starts clean. */
+	rift_clt_path_release_orphans(path);
+	bitmap_free(path->orphans);
+	path->orphans = orphans;
+	path->always_inv = rsp.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE;
+	path->can_cancel = rsp.feat_accepted & RIFT_FEAT_CANCEL;
 	kfree(path->chunks);
 	path->chunks = chunks;
 	path->nr_chunks = rsp.nr_chunks;
@@ -796,6 +818,7 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 	}
 	if (rift_clt_path_probe_cons(path))
 		return;
+	rift_clt_path_scan_timeouts(path);
 	/*
 	 * One heartbeat outstanding at most, or the peer's RQ could fill;
 	 * sent on busy ticks too, so that rtt_us (min-latency) stays fresh.
@@ -916,11 +939,12 @@ void rift_clt_path_reconnect(struct rift_clt_path *path)
 static void rift_clt_path_release(struct kobject *kobj)
 {
 	struct rift_clt_path *path = container_of(kobj, struct rift_clt_path, kobj);
-
 	struct rift_clt_sess *sess = path->sess;
 
 	free_percpu(path->stats);
 	kfree(path->chunks);
+	kfree(path->old_rkeys);
+	bitmap_free(path->orphans);
 	kfree(path->cons);
 	kfree(path);
 	put_device(&sess->dev);

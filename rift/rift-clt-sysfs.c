@@ -249,6 +249,7 @@ static struct rift_clt_tunable rift_clt_tunables[] = {
 			 RIFT_CLT_RECONNECT_DELAY_MAX_MS, false),
 	RIFT_CLT_TUNABLE("max_reconnect_attempts", max_reconnect_attempts, -1,
 			 INT_MAX, true),
+	RIFT_CLT_TUNABLE("always_invalidate", always_inv, 0, 1, false),
 };
 
 static ssize_t failed_over_show(struct device *dev, struct device_attribute *attr,
@@ -293,6 +294,7 @@ static struct attribute *rift_clt_sess_attrs[] = {
 	&rift_clt_tunables[3].attr.attr,
 	&rift_clt_tunables[4].attr.attr,
 	&rift_clt_tunables[5].attr.attr,
+	&rift_clt_tunables[6].attr.attr,
 	NULL,
 };
 
@@ -423,6 +425,15 @@ static ssize_t remove_path_store(struct kobject *kobj, struct kobj_attribute *at
 
 static struct kobj_attribute rift_clt_path_remove_attr = __ATTR_WO(remove_path);
 
+static ssize_t always_invalidate_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(to_path(kobj)->always_inv));
+}
+
+static struct kobj_attribute rift_clt_path_always_inv_attr =
+	__ATTR_RO(always_invalidate);
+
 static struct attribute *rift_clt_path_attrs[] = {
 	&rift_clt_path_state_attr.attr,
 	&rift_clt_path_src_attr.attr,
@@ -433,6 +444,7 @@ static struct attribute *rift_clt_path_attrs[] = {
 	&rift_clt_path_disconnect_attr.attr,
 	&rift_clt_path_reconnect_attr.attr,
 	&rift_clt_path_remove_attr.attr,
+	&rift_clt_path_always_inv_attr.attr,
 	NULL,
 };
 
@@ -476,6 +488,12 @@ static struct rift_clt_stat_attr rift_clt_stat_counters[] = {
 	  offsetof(struct rift_clt_stats, migrations) },
 	{ __ATTR(failovers, 0444, rift_clt_stat_show, NULL),
 	  offsetof(struct rift_clt_stats, failovers) },
+	{ __ATTR(rkey_updates, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, rkey_updates) },
+	{ __ATTR(timeouts, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, timeouts) },
+	{ __ATTR(late_responses, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, late_responses) },
 };
 
 static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -526,6 +544,9 @@ static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[4].attr.attr,
 	&rift_clt_stat_counters[5].attr.attr,
 	&rift_clt_stat_counters[6].attr.attr,
+	&rift_clt_stat_counters[7].attr.attr,
+	&rift_clt_stat_counters[8].attr.attr,
+	&rift_clt_stat_counters[9].attr.attr,
 	&rift_clt_stat_inflight.attr,
 	&rift_clt_stat_reconnects.attr,
 	&rift_clt_stat_rtt_us.attr,

@@ -95,8 +95,11 @@ struct rift_clt_con {
  * @bytes_write: write payload bytes
  * @errors: requests completed with an error
  * @failovers: requests in flight when the path failed, moved off it
+ * @rkey_updates: new chunk rkeys received (always-invalidate)
  * @migrations: requests submitted from a CPU other than the one whose
  *	connection carried them
+ * @timeouts: requests failed with -ETIMEDOUT after io_timeout_ms in flight
+ * @late_responses: responses that arrived for timed-out requests
  */
 struct rift_clt_stats {
 	u64	reqs_read;
@@ -106,6 +109,9 @@ struct rift_clt_stats {
 	u64	errors;
 	u64	failovers;
 	u64	migrations;
+	u64	rkey_updates;
+	u64	timeouts;
+	u64	late_responses;
 };
 
 /**
@@ -130,6 +136,11 @@ struct rift_clt_stats {
  * @reconnect_attempts: failed attempts since the path was last connected
  * @nr_chunks: entries in @chunks
  * @chunks: the server's chunk table as seen on this path
+ * @old_rkeys: per chunk, the rkey the last RSP_RKEY replaced (test hook)
+ * @always_inv: ALWAYS_INVALIDATE is on for this path instance
+ * @can_cancel: the server accepted CANCEL for this path instance
+ * @orphans: chunks of timed-out requests the server has not answered yet;
+ *	their permits stay out of the pool until it does or the path closes
  * @chunk_size: bytes per chunk
  * @max_io_size: largest data length the server accepts
  * @hca_name: RDMA device the path runs on
@@ -174,6 +185,10 @@ struct rift_clt_path {
 	u32				reconnect_attempts;
 	u32				nr_chunks;
 	struct rift_rbuf		*chunks;
+	u32				*old_rkeys;
+	bool				always_inv;
+	bool				can_cancel;
+	unsigned long			*orphans;
 	u32				chunk_size;
 	u32				max_io_size;
 	char				hca_name[IB_DEVICE_NAME_MAX];
@@ -206,12 +221,16 @@ struct rift_clt_path {
  *	invalidated before the pages go back to the ULP
  * @RIFT_CLT_REQ_PENDING: on no path: its path failed, or none was
  *	connected; waits in the session's pending list
+ * @RIFT_CLT_REQ_CANCELLING: timed out in flight; completes with -ETIMEDOUT
+ *	once a WR posted behind it (for a read: its MR's local invalidation)
+ *	has completed, so no RDMA can touch its pages any more
  */
 enum rift_clt_req_state {
 	RIFT_CLT_REQ_IDLE,
 	RIFT_CLT_REQ_POSTED,
 	RIFT_CLT_REQ_INVALIDATING,
 	RIFT_CLT_REQ_PENDING,
+	RIFT_CLT_REQ_CANCELLING,
 };
 
 /**
@@ -235,6 +254,10 @@ enum rift_clt_mp_policy {
  * @permit: the ULP's permit (its CPU picks the connection)
  * @usr_len: bytes of ULP header at the start of @hdr
  * @pending: in the session's pending list while PENDING
+ * @start: jiffies when the ULP submitted it; it times out io_timeout_ms
+ *	later wherever it is
+ * @holds: the permit goes back to the pool when this drops to zero: one
+ *	for the ULP, one while the chunk of a timed-out request is orphaned
  * @deadline: jiffies after which a PENDING request fails
  * @has_deadline: @deadline is set (the request lost a path or found none)
  * @path: path carrying it
@@ -262,6 +285,8 @@ struct rift_clt_req {
 	struct rift_permit		*permit;
 	u32				usr_len;
 	struct list_head		pending;
+	unsigned long			start;
+	atomic_t			holds;
 	unsigned long			deadline;
 	bool				has_deadline;
 	struct rift_clt_path		*path;
@@ -333,6 +358,7 @@ struct rift_permit {
  * @pending: requests on no path, waiting for one
  * @nr_pending: entries of @pending
  * @failover_work: posts @pending requests, fails them at their deadline
+ * @always_inv: offer ALWAYS_INVALIDATE when a path (re)connects (0 or 1)
  * @failed_over: requests posted again after losing their path
  * @failover_errors: requests that found no path within io_timeout_ms
  */
@@ -372,6 +398,7 @@ struct rift_clt_sess {
 	struct list_head		pending;
 	u32				nr_pending;
 	struct delayed_work		failover_work;
+	u32				always_inv;
 	atomic64_t			failed_over;
 	atomic64_t			failover_errors;
 };
@@ -397,6 +424,8 @@ void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm);
 void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_clt_fail_inflight(struct rift_clt_con *con);
+void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
+void rift_clt_path_release_orphans(struct rift_clt_path *path);
 int rift_clt_req_post(struct rift_clt_req *req);
 int rift_clt_reqs_init(struct rift_clt_sess *sess);
 u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);

@@ -496,6 +496,9 @@ int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data)
 			return -EINVAL;
 		arg = imm->seq;
 		break;
+	case RIFT_IMM_CANCEL:
+		arg = 0;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -546,6 +549,10 @@ int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm)
 		if (chunk)
 			return -EBADMSG;
 		imm->seq = arg;
+		break;
+	case RIFT_IMM_CANCEL:
+		if (chunk >= nr_chunks || arg)
+			return -EBADMSG;
 		break;
 	default:
 		return -EBADMSG;

@@ -370,6 +370,7 @@ static void rift_srv_path_free_work(struct work_struct *work)
 	kfree(path->cons);
 	kfree(path->sgs);
 	kfree(path->mrs);
+	kfree(path->rkey_msgs);
 	kfree(path);
 	put_device(&sess->dev);
 }
@@ -518,17 +519,33 @@ static int rift_srv_con_setup(struct rift_srv_con *con, struct rdma_cm_id *cm_id
 	int credits, err;
 
 	/*
-	 * A response per chunk, budgeted RDMA WRITEs for reads and control,
-	 * doubled for the every-Nth signalling rule, plus the drain WR.
+	 * A response per chunk, with always-invalidate a LOCAL_INV and a
+	 * REG_MR too (the feature is agreed only later, in INFO), budgeted
+	 * RDMA WRITEs for reads and control, doubled for the every-Nth
+	 * signalling rule, plus the drain WR.
 	 */
-	send = 2 * (qd * (1 + RIFT_SRV_RD_WRS) + RIFT_SRV_CTL_WRS) + 1;
+	send = 2 * (qd * (1 + RIFT_SRV_INV_WRS + RIFT_SRV_RD_WRS) +
+		    RIFT_SRV_CTL_WRS) + 1;
 	recv = qd + RIFT_SRV_RX_HEADROOM + 1 + (con->idx == 0);
 	con->c.cm_id = cm_id;
+	/*
+	 * As on the client: an rxe (6.1) retransmission re-executes the
+	 * REG_MRs queued behind the retransmitted WR (always-invalidate
+	 * posts one per response), which revives an old key or fails and
+	 * wedges the QP.  Acks late because the host is busy must not
+	 * trigger one; dead peers are found by heartbeats.
+	 */
+	if (rift_srv_param_ack_timeout()) {
+		err = rdma_set_ack_timeout(cm_id, rift_srv_param_ack_timeout());
+		if (err)
+			return err;
+	}
 	err = rift_con_create_qp(&con->c, cm_id, send, recv,
 				 con->idx % max(1, ib_dev->num_comp_vectors));
 	if (err)
 		return err;
-	credits = (int)((con->c.max_send_wr - 1) / 2) - qd - RIFT_SRV_CTL_WRS;
+	credits = (int)((con->c.max_send_wr - 1) / 2) -
+		  qd * (1 + RIFT_SRV_INV_WRS) - RIFT_SRV_CTL_WRS;
 	if (credits < 1)
 		return -ENOMEM;
 	atomic_set(&con->rd_credits, credits);

@@ -228,8 +228,8 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 	struct rift_info rsp = {
 		.type		= RIFT_INFO_RSP,
 		.version	= path->version,
-		/* ALWAYS_INVALIDATE is not implemented yet: accept nothing. */
-		.feat_accepted	= rift_proto_features_accept(req->feat_offered, 0),
+		.feat_accepted	= (path->always_inv ? RIFT_FEAT_ALWAYS_INVALIDATE : 0) |
+				  (path->can_cancel ? RIFT_FEAT_CANCEL : 0),
 		.hb_interval_ms	= path->hb_interval_ms,
 		.hb_missed_max	= path->hb_missed_max,
 		.max_io_size	= sess->max_io_size,
@@ -274,6 +274,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	struct rift_srv_ctx *ctx = sess->ctx;
 	struct rift_rbuf *table;
 	struct ib_reg_wr *wrs;
+	u64 feat = 0;
 	bool first;
 	int err;
 
@@ -319,6 +320,27 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	first = !sess->ulp_up;
 	mutex_unlock(&sess->lock);
 
+	/*
+	 * Fixed before the first request, so the IO path reads it lock-free.
+	 * The new key travels inline in the response: a device that cannot
+	 * send 16 bytes inline does without the feature.
+	 */
+	if (rift_srv_param_always_invalidate() &&
+	    path->cons[0].c.max_inline >= sizeof(struct rift_wire_rkey_msg))
+		feat = RIFT_FEAT_ALWAYS_INVALIDATE;
+	if (rift_srv_param_cancel())
+		feat |= RIFT_FEAT_CANCEL;
+	feat = rift_proto_features_accept(req->feat_offered, feat);
+	path->always_inv = feat & RIFT_FEAT_ALWAYS_INVALIDATE;
+	path->can_cancel = feat & RIFT_FEAT_CANCEL;
+	if (path->always_inv) {
+		path->rkey_msgs = kcalloc(path->queue_depth, sizeof(*path->rkey_msgs),
+					  GFP_KERNEL);
+		if (!path->rkey_msgs) {
+			rift_srv_path_refuse(path, ENOMEM, "cannot allocate rkey messages");
+			return 0;
+		}
+	}
 	wrs = kcalloc(path->queue_depth, sizeof(*wrs), GFP_KERNEL);
 	table = kcalloc(path->queue_depth, sizeof(*table), GFP_KERNEL);
 	err = wrs && table ? rift_srv_path_reg_chunks(path, wrs, table) : -ENOMEM;

@@ -31,6 +31,8 @@ struct rift_srv_rd_seg {
 /**
  * struct rift_srv_rd - RDMA WRITEs of one read response, freed on completion
  * @cqe: completion of the response SEND, which retires the WRITEs too
+ * @err_cqe: completion of a failed WRITE (they are unsignalled, so only a
+ *	failure reports); the SEND's flush then frees
  * @con: connection posted on
  * @nr: initialised entries of @seg
  * @credits: send WRs taken from @con->rd_credits
@@ -42,6 +44,7 @@ struct rift_srv_rd_seg {
  */
 struct rift_srv_rd {
 	struct ib_cqe		cqe;
+	struct ib_cqe		err_cqe;
 	struct rift_srv_con	*con;
 	u32			nr;
 	u32			credits;
@@ -125,17 +128,37 @@ static void rift_srv_rd_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * Build the RDMA WRITEs of a read's data in front of @rsp: one rdma_rw
- * context per client segment, over the matching part of the chunk.
+ * A client refuses a WRITE with a remote access error when the MR it
+ * named is gone: above all when it timed the read out and invalidated the
+ * MR before this late answer.  Counted, so the refusal can be seen.
+ */
+static void rift_srv_rd_write_err(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_srv_rd *rd = container_of(wc->wr_cqe, struct rift_srv_rd,
+					      err_cqe);
+
+	if (wc->status == IB_WC_REM_ACCESS_ERR) {
+		this_cpu_inc(rd->con->path->stats->writes_refused);
+		atomic64_inc(&rd->con->path->sess->writes_refused);
+	}
+	rift_srv_path_fail(rd->con->path, "read data refused by the client: %s",
+			   ib_wc_status_msg(wc->status));
+}
+
+/*
+ * Build the RDMA WRITEs of a read's data in front of @head: one rdma_rw
+ * context per client segment, over the matching part of the chunk.  @rsp
+ * is the response SEND that ends the chain from @head and retires it.
  * Returns the first WR, or NULL with *err set.
  */
 static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
+					      struct ib_send_wr *head,
 					      struct ib_send_wr *rsp, int *err)
 {
 	struct rift_srv_con *con = op->con;
 	struct rdma_cm_id *cm_id = con->c.cm_id;
 	u8 *data = op->path->chunks[op->chunk] + op->data_off;
-	struct ib_send_wr *first = rsp;
+	struct ib_send_wr *first = head, *w;
 	struct rift_srv_rd *rd;
 	u32 i, off = 0;
 	int ret;
@@ -155,6 +178,7 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
 		return NULL;
 	}
 	rd->cqe.done = rift_srv_rd_done;
+	rd->err_cqe.done = rift_srv_rd_write_err;
 	rd->con = con;
 	rd->nr = 0;
 	rd->credits = op->nr_segs;
@@ -179,6 +203,8 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
 	for (i = op->nr_segs; i-- > 0;)
 		first = rdma_rw_ctx_wrs(&rd->seg[i].ctx, cm_id->qp, cm_id->port_num,
 					NULL, first);
+	for (w = first; w != head; w = w->next)
+		w->wr_cqe = &rd->err_cqe;
 	return first;
 }
 
@@ -192,7 +218,9 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 {
 	struct rift_srv_path *path = op->path;
 	struct rift_srv_con *con = op->con;
-	struct ib_send_wr wr = {}, *first = &wr;
+	struct ib_send_wr wr = {}, *first = &wr, *head = &wr;
+	struct ib_reg_wr reg = {};
+	struct ib_sge sge;
 	struct rift_imm imm = {
 		.type	= RIFT_IMM_RSP,
 		.chunk	= op->chunk,
@@ -200,17 +228,55 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	u32 sync_len = op->sync_len;
 	int ret;
 
+	if (path->always_inv) {
+		struct ib_mr *mr = path->mrs[op->chunk];
+
+		/*
+		 * The MR was invalidated when the request landed; register it
+		 * again under a new key and tell the client in the response,
+		 * so only the chunk's current owner can ever write into it.
+		 */
+		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+		reg.wr.opcode = IB_WR_REG_MR;
+		reg.wr.wr_cqe = &path->reg_cqe;
+		reg.wr.next = &wr;
+		reg.mr = mr;
+		reg.key = mr->rkey;
+		reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		rift_proto_rkey_encode(op->chunk, mr->rkey, &path->rkey_msgs[op->chunk],
+				       sizeof(path->rkey_msgs[op->chunk]));
+		/* Inline: the CPU copies the payload at post time. */
+		sge.addr = (uintptr_t)&path->rkey_msgs[op->chunk];
+		sge.length = sizeof(path->rkey_msgs[op->chunk]);
+		sge.lkey = path->dev->pd->local_dma_lkey;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		imm.type = RIFT_IMM_RSP_RKEY;
+		head = &reg.wr;
+		first = head;
+		this_cpu_inc(path->stats->rkey_rotations);
+	}
+	/*
+	 * A lost race with CANCEL sends the data anyway; the client's MR is
+	 * invalidated by then and its device refuses it (writes_refused).
+	 */
+	if (test_bit(RIFT_SRV_OP_CANCELLED, &op->flags)) {
+		err = -ECANCELED;
+		this_cpu_inc(path->stats->cancelled);
+	}
 	if (op->dir == RIFT_READ && !err) {
-		first = rift_srv_rd_prepare(op, &wr, &err);
+		first = rift_srv_rd_prepare(op, head, &wr, &err);
 		if (!first)
-			first = &wr;
+			first = head;
 		sync_len = max(sync_len, op->data_off + op->data_len);
 	}
-	if (first == &wr) {
+	if (!wr.wr_cqe) {
 		wr.wr_cqe = &con->tx_cqe;
-		if (rift_con_need_signal(&con->c))
+		if (rift_con_signal_n(&con->c, head == &wr ? 1 : 2))
 			wr.send_flags = IB_SEND_SIGNALED;
 	}
+	if (path->always_inv)
+		wr.send_flags |= IB_SEND_INLINE;
 	imm.err = err;
 	if (rift_imm_encode(&imm, &wr.ex.imm_data)) {
 		/* Cannot happen with a clamped errno; never leave a chunk stuck. */
@@ -225,7 +291,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 
 	ret = ib_post_send(con->c.cm_id->qp, first, NULL);
 	if (ret) {
-		if (first != &wr)
+		if (first != head)
 			rift_srv_rd_free(container_of(wr.wr_cqe, struct rift_srv_rd, cqe));
 		rift_srv_path_fail(path, "cannot post a response: %d", ret);
 	}
@@ -301,6 +367,7 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 				   imm->chunk);
 		return NULL;
 	}
+	clear_bit(RIFT_SRV_OP_CANCELLED, &op->flags);
 	if (imm->desc_off >= lim.chunk_size) {
 		err = -EBADMSG;
 		goto bad;
@@ -356,6 +423,43 @@ static void rift_srv_op_deliver(struct rift_srv_op *op)
 	/* On 0 the op may already be answered and reused: leave it alone. */
 	if (ret < 0)
 		rift_srv_resp(op, ret);
+}
+
+static void rift_srv_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_srv_op *op = container_of(wc->wr_cqe, struct rift_srv_op,
+					      inv_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		rift_srv_path_fail(op->path, "chunk %u: local invalidate failed: %s",
+				   op->chunk, ib_wc_status_msg(wc->status));
+		rift_srv_resp(op, -ECONNRESET);
+		return;
+	}
+	rift_srv_op_deliver(op);
+}
+
+/*
+ * always-invalidate: the chunk's key dies before the ULP sees the data,
+ * so a client that kept it (stale or hostile) can no longer write while
+ * the ULP works on the chunk; rift_srv_send_rsp() registers a new one.
+ */
+static void rift_srv_op_invalidate(struct rift_srv_op *op)
+{
+	struct ib_send_wr inv = {
+		.opcode			= IB_WR_LOCAL_INV,
+		.wr_cqe			= &op->inv_cqe,
+		.send_flags		= IB_SEND_SIGNALED,
+		.ex.invalidate_rkey	= op->path->mrs[op->chunk]->rkey,
+	};
+	int err;
+
+	op->inv_cqe.done = rift_srv_inv_done;
+	err = ib_post_send(op->con->c.cm_id->qp, &inv, NULL);
+	if (err) {
+		rift_srv_path_fail(op->path, "cannot post local invalidate: %d", err);
+		rift_srv_resp(op, -ECONNRESET);
+	}
 }
 
 static int rift_srv_send_imm(struct rift_srv_con *con, const struct rift_imm *imm)
@@ -484,6 +588,18 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 		if (imm.seq == READ_ONCE(path->hb_seq))
 			WRITE_ONCE(path->hb_outstanding, false);
 		break;
+	case RIFT_IMM_CANCEL:
+		if (!path->can_cancel) {
+			rift_srv_path_fail(path, "CANCEL without the feature");
+			return;
+		}
+		/*
+		 * The client holds the chunk until it sees an answer, so a busy
+		 * op is the cancelled request; an idle one was answered already.
+		 */
+		if (test_bit(RIFT_SRV_OP_BUSY, &path->ops[imm.chunk].flags))
+			set_bit(RIFT_SRV_OP_CANCELLED, &path->ops[imm.chunk].flags);
+		break;
 	default:
 		rift_srv_path_fail(path, "unexpected message type %u", imm.type);
 		return;
@@ -495,7 +611,9 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 			rift_srv_resp(op, -ECONNRESET);
 		return;
 	}
-	if (op)
+	if (op && path->always_inv)
+		rift_srv_op_invalidate(op);
+	else if (op)
 		rift_srv_op_deliver(op);
 }
 

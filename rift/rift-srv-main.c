@@ -91,6 +91,36 @@ module_param_cb(hb_interval_ms, &rift_srv_hb_interval_ops, &hb_interval_ms, 0644
 MODULE_PARM_DESC(hb_interval_ms,
 		 "Heartbeat interval announced to new paths, 100..60000 ms (default 1000)");
 
+static bool always_invalidate = true;
+module_param(always_invalidate, bool, 0644);
+MODULE_PARM_DESC(always_invalidate,
+		 "Accept the always-invalidate feature when a client offers it: rotate a chunk's rkey after every request (default true)");
+
+bool rift_srv_param_always_invalidate(void)
+{
+	return READ_ONCE(always_invalidate);
+}
+
+static u8 ack_timeout = 20;
+module_param(ack_timeout, byte, 0644);
+MODULE_PARM_DESC(ack_timeout,
+		 "QP ack timeout, 4.096 us * 2^N (default 20: ~4.3 s; 0: rdma_cm's)");
+
+u8 rift_srv_param_ack_timeout(void)
+{
+	return READ_ONCE(ack_timeout);
+}
+
+static bool cancel = true;
+module_param(cancel, bool, 0644);
+MODULE_PARM_DESC(cancel,
+		 "Accept the cancel feature: a client may cancel a timed-out request, which is then answered without its read data (default true)");
+
+bool rift_srv_param_cancel(void)
+{
+	return READ_ONCE(cancel);
+}
+
 u32 rift_srv_param_max_queue_depth(void)
 {
 	return READ_ONCE(max_queue_depth);

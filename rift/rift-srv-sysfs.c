@@ -70,6 +70,15 @@ static ssize_t pinned_bytes_show(struct device *dev, struct device_attribute *at
 
 static DEVICE_ATTR_RO(pinned_bytes);
 
+static ssize_t writes_refused_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_sess(dev)->writes_refused));
+}
+
+static DEVICE_ATTR_RO(writes_refused);
+
 static struct attribute *rift_srv_sess_attrs[] = {
 	&dev_attr_state.attr,
 	&dev_attr_port.attr,
@@ -77,6 +86,7 @@ static struct attribute *rift_srv_sess_attrs[] = {
 	&dev_attr_chunk_size.attr,
 	&dev_attr_max_io_size.attr,
 	&dev_attr_pinned_bytes.attr,
+	&dev_attr_writes_refused.attr,
 	NULL,
 };
 
@@ -265,6 +275,12 @@ static struct rift_srv_stat_attr rift_srv_stat_counters[] = {
 	  offsetof(struct rift_srv_stats, bytes_write) },
 	{ __ATTR(errors, 0444, rift_srv_stat_show, NULL),
 	  offsetof(struct rift_srv_stats, errors) },
+	{ __ATTR(rkey_rotations, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, rkey_rotations) },
+	{ __ATTR(writes_refused, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, writes_refused) },
+	{ __ATTR(cancelled, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, cancelled) },
 };
 
 static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -281,6 +297,9 @@ static struct attribute *rift_srv_stats_attrs[] = {
 	&rift_srv_stat_counters[2].attr.attr,
 	&rift_srv_stat_counters[3].attr.attr,
 	&rift_srv_stat_counters[4].attr.attr,
+	&rift_srv_stat_counters[5].attr.attr,
+	&rift_srv_stat_counters[6].attr.attr,
+	&rift_srv_stat_counters[7].attr.attr,
 	&rift_srv_stat_inflight.attr,
 	NULL,
 };

@@ -50,6 +50,8 @@
 
 /* Receives kept posted per connection beyond one per chunk (HB, HB_ACK). */
 #define RIFT_SRV_RX_HEADROOM	16
+/* Send WRs per request besides the response: LOCAL_INV and REG_MR. */
+#define RIFT_SRV_INV_WRS	2
 /* Send WRs budgeted per request for the RDMA WRITEs of a read. */
 #define RIFT_SRV_RD_WRS		2
 /* Send WRs for control traffic (HB_ACK) per connection. */
@@ -131,10 +133,13 @@ struct rift_srv_ctx {
 
 /* rift_srv_op.flags */
 #define RIFT_SRV_OP_BUSY	0
+/* The client gave up on the request (CANCEL): answer without read data. */
+#define RIFT_SRV_OP_CANCELLED	1
 
 /**
  * struct rift_srv_op - one request, preallocated per chunk of a path
- * @flags: RIFT_SRV_OP_BUSY while the ULP owns the request
+ * @flags: RIFT_SRV_OP_BUSY while the ULP owns the request,
+ *	RIFT_SRV_OP_CANCELLED once the client cancelled it
  * @sess: session of @path (fixed), for the ULP API
  * @segs: client segments of a read (fixed, RIFT_IO_MAX_SEGS entries)
  * @chunk: chunk id (fixed)
@@ -147,6 +152,8 @@ struct rift_srv_ctx {
  * @usr_len: ULP header length
  * @nr_segs: entries in @segs
  * @sync_len: bytes at the start of the chunk the CPU took ownership of
+ * @inv_cqe: completion of the chunk MR's local invalidation
+ *	(always-invalidate), after which the request goes to the ULP
  */
 struct rift_srv_op {
 	unsigned long		flags;
@@ -162,6 +169,7 @@ struct rift_srv_op {
 	u16			usr_len;
 	u16			nr_segs;
 	u32			sync_len;
+	struct ib_cqe		inv_cqe;
 };
 
 /**
@@ -186,6 +194,8 @@ struct rift_srv_op {
  * @chunk_size: bytes per chunk
  * @max_io_size: largest data length of a request
  * @pinned: bytes of chunk memory its path instances hold, closing ones too
+ * @writes_refused: read data the client refused, over all path instances
+ *	(the instance that saw it closes, and its stats go with it)
  * @ops_ref: ops at the ULP, see the top of this file
  * @release_work: tells the ULP and unlinks the session
  */
@@ -210,6 +220,7 @@ struct rift_srv_sess {
 	u32			chunk_size;
 	u32			max_io_size;
 	atomic64_t		pinned;
+	atomic64_t		writes_refused;
 	struct percpu_ref	ops_ref;
 	struct work_struct	release_work;
 };
@@ -247,6 +258,12 @@ struct rift_srv_con {
  * @bytes_read: payload bytes of reads
  * @bytes_write: payload bytes of writes
  * @errors: requests answered with an error
+ * @rkey_rotations: chunk MRs invalidated and registered again under a new
+ *	rkey (always-invalidate)
+ * @cancelled: requests answered after the client cancelled them
+ * @writes_refused: RDMA WRITEs of read data the client refused with a
+ *	remote access error, e.g. a late response into a read it had timed
+ *	out and invalidated
  */
 struct rift_srv_stats {
 	u64	reqs_read;
@@ -254,6 +271,9 @@ struct rift_srv_stats {
 	u64	bytes_read;
 	u64	bytes_write;
 	u64	errors;
+	u64	rkey_rotations;
+	u64	writes_refused;
+	u64	cancelled;
 };
 
 /**
@@ -287,6 +307,9 @@ struct rift_srv_stats {
  * @sgs: per-chunk scatterlists mapped for @ib_dev
  * @nr_mapped: entries of @sgs mapped
  * @mrs: per-chunk MRs
+ * @always_inv: ALWAYS_INVALIDATE was accepted for this path instance
+ * @can_cancel: CANCEL was accepted for this path instance
+ * @rkey_msgs: per-chunk RSP_RKEY payloads (always-invalidate)
  * @nr_mrs: entries of @mrs allocated
  * @reg_cqe: completion of the REG_MR WRs (seen only on failure)
  * @info_tx: INFO_RSP buffer
@@ -338,6 +361,9 @@ struct rift_srv_path {
 	u32				nr_mapped;
 	struct ib_mr			**mrs;
 	u32				nr_mrs;
+	bool				always_inv;
+	bool				can_cancel;
+	struct rift_wire_rkey_msg	*rkey_msgs;
 	struct ib_cqe			reg_cqe;
 	struct rift_iu			*info_tx;
 	struct rift_srv_con		*cons;
@@ -365,6 +391,9 @@ extern struct workqueue_struct *rift_srv_hb_wq;
 u32 rift_srv_param_max_queue_depth(void);
 u32 rift_srv_param_chunk_size(void);
 u32 rift_srv_param_hb_interval_ms(void);
+bool rift_srv_param_always_invalidate(void);
+bool rift_srv_param_cancel(void);
+u8 rift_srv_param_ack_timeout(void);
 
 /* rift-srv-conn.c */
 int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);

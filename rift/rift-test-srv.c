@@ -12,6 +12,7 @@
 #include <linux/vmalloc.h>
 #include <linux/spinlock.h>
 #include <linux/err.h>
+#include <linux/workqueue.h>
 
 #include <rift/rift.h>
 #include "rift-test.h"
@@ -23,6 +24,28 @@ MODULE_PARM_DESC(srv_port, "Server port (default: Rift's default port)");
 static uint store_mb = 16;
 module_param(store_mb, uint, 0444);
 MODULE_PARM_DESC(store_mb, "Size of the RAM store in MiB (default 16)");
+
+static uint delay_next_ms;
+module_param(delay_next_ms, uint, 0644);
+MODULE_PARM_DESC(delay_next_ms,
+		 "Test hook: answer the next request this many ms late (reset once used)");
+
+static unsigned long long delay_offset;
+module_param(delay_offset, ullong, 0644);
+MODULE_PARM_DESC(delay_offset,
+		 "Test hook: delay_next_ms applies to a request at this store offset only");
+
+/* The one request delay_next_ms holds back. */
+static struct {
+	struct delayed_work	work;
+	struct rift_srv_op	*op;
+	void			*data;
+	size_t			len;
+	u64			off;
+	enum rift_dir		dir;
+	u32			ms;
+	bool			busy;
+} rift_test_late;
 
 static struct rift_srv_ctx *rift_test_srv;
 static void *rift_test_store;
@@ -47,6 +70,21 @@ static int rift_test_rdma_ev(void *priv, struct rift_srv_op *op,
 	if (off > rift_test_store_size || datalen > rift_test_store_size - off)
 		return -ERANGE;
 	spin_lock(&rift_test_store_lock);
+	if (READ_ONCE(delay_next_ms) && off == READ_ONCE(delay_offset) &&
+	    !rift_test_late.busy) {
+		/* The chunk stays ours until rift_srv_resp(): fill it then. */
+		rift_test_late.busy = true;
+		rift_test_late.op = op;
+		rift_test_late.data = data;
+		rift_test_late.len = datalen;
+		rift_test_late.off = off;
+		rift_test_late.dir = dir;
+		rift_test_late.ms = xchg(&delay_next_ms, 0);
+		schedule_delayed_work(&rift_test_late.work,
+				      msecs_to_jiffies(rift_test_late.ms));
+		spin_unlock(&rift_test_store_lock);
+		return 0;
+	}
 	if (dir == RIFT_WRITE)
 		memcpy(rift_test_store + off, data, datalen);
 	else
@@ -54,6 +92,26 @@ static int rift_test_rdma_ev(void *priv, struct rift_srv_op *op,
 	spin_unlock(&rift_test_store_lock);
 	rift_srv_resp(op, 0);
 	return 0;
+}
+
+static void rift_test_late_work(struct work_struct *work)
+{
+	struct rift_srv_op *op;
+	u32 ms;
+
+	spin_lock(&rift_test_store_lock);
+	if (rift_test_late.dir == RIFT_WRITE)
+		memcpy(rift_test_store + rift_test_late.off, rift_test_late.data,
+		       rift_test_late.len);
+	else
+		memcpy(rift_test_late.data, rift_test_store + rift_test_late.off,
+		       rift_test_late.len);
+	op = rift_test_late.op;
+	ms = rift_test_late.ms;
+	rift_test_late.busy = false;
+	spin_unlock(&rift_test_store_lock);
+	pr_info("answering a request %u ms late, as asked\n", ms);
+	rift_srv_resp(op, 0);
 }
 
 static int rift_test_link_ev(struct rift_srv_sess *sess,
@@ -77,6 +135,7 @@ static int __init rift_test_srv_init(void)
 {
 	int err;
 
+	INIT_DELAYED_WORK(&rift_test_late.work, rift_test_late_work);
 	rift_test_store_size = (size_t)store_mb << 20;
 	rift_test_store = vzalloc(rift_test_store_size);
 	if (!rift_test_store)
@@ -93,6 +152,8 @@ static int __init rift_test_srv_init(void)
 
 static void __exit rift_test_srv_exit(void)
 {
+	/* A held-back answer goes out first: close waits for every request. */
+	flush_delayed_work(&rift_test_late.work);
 	/* Closes every session and waits for their requests. */
 	rift_srv_close(rift_test_srv);
 	vfree(rift_test_store);

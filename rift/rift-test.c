@@ -43,6 +43,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/delay.h>
 #include <linux/vmalloc.h>
 #include <linux/ktime.h>
 #include <linux/inet.h>
@@ -648,6 +649,83 @@ out:
 	return err;
 }
 
+/*
+ * "late OFFSET LEN SEED WAIT_MS": one read that the server answers late
+ * (rift-test-srv's delay_next_ms, set by the test); "latew" the same
+ * with a write, whose pages the late answer cannot touch anyway.  The read's pages
+ * hold one pattern when it is submitted; once it has failed with
+ * -ETIMEDOUT they are reused for another pattern, which must still be
+ * there WAIT_MS later, after the late answer: the transport completes a
+ * timed-out read only once its MR is invalidated, so the late RDMA WRITE
+ * cannot land in them.
+ */
+static int rift_test_late(struct rift_test_sess *ts, enum rift_dir dir,
+			  u64 offset, u32 len, u32 seed, u32 wait_ms)
+{
+	struct list_head done = LIST_HEAD_INIT(done);
+	ktime_t start = ktime_get();
+	struct rift_test_slot *slot;
+	struct rift_test_run *run;
+	s64 took_ms;
+	int err;
+
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!run)
+		return -ENOMEM;
+	run->ts = ts;
+	run->op = RIFT_TEST_OP_READ;
+	run->count = 1;
+	run->depth = 1;
+	spin_lock_init(&run->lock);
+	INIT_LIST_HEAD(&run->done);
+	init_waitqueue_head(&run->wq);
+	run->tickets = kvcalloc(1, sizeof(*run->tickets), GFP_KERNEL);
+	run->slots = kcalloc(1, sizeof(*run->slots), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!run->tickets || !run->slots)
+		goto out;
+	slot = &run->slots[0];
+	err = rift_test_slot_alloc(slot, len);
+	if (err)
+		goto out;
+	slot->offset = offset;
+	slot->len = len;
+	slot->dir = dir;
+	slot->key = rift_test_key(seed, 1);
+	rift_test_fill(slot);
+	err = rift_test_submit(run, slot, &run->tickets[0]);
+	if (err) {
+		err = err == RIFT_TEST_CLOSED ? -ESHUTDOWN : err;
+		goto out;
+	}
+	wait_event(run->wq, rift_test_take_done(run, &done));
+	took_ms = ktime_ms_delta(ktime_get(), start);
+	err = run->tickets[0].err;
+	if (err != -ETIMEDOUT) {
+		spin_lock(&ts->stats_lock);
+		snprintf(ts->last, sizeof(ts->last),
+			 "late: %s ended with %d after %lld ms\n",
+			 dir == RIFT_READ ? "read" : "write", err, took_ms);
+		spin_unlock(&ts->stats_lock);
+		err = -EPROTO;
+		goto out;
+	}
+	/* The pages are the ULP's again: reuse them at once. */
+	slot->key = rift_test_key(seed, 2);
+	rift_test_fill(slot);
+	msleep(wait_ms);
+	err = rift_test_check(run, slot);
+	spin_lock(&ts->stats_lock);
+	snprintf(ts->last, sizeof(ts->last),
+		 "late: %s -ETIMEDOUT after %lld ms, reused pages %s\n",
+		 dir == RIFT_READ ? "read" : "write", took_ms,
+		 err ? "overwritten" : "intact");
+	spin_unlock(&ts->stats_lock);
+out:
+	rift_test_run_free(run);
+	return err;
+}
+
 static void rift_test_sess_release(struct kref *kref)
 {
 	kfree(container_of(kref, struct rift_test_sess, kref));
@@ -670,6 +748,17 @@ static ssize_t rift_test_io_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 	if (sscanf(buf, "%7s", opname) != 1)
 		return -EINVAL;
+	if (!strcmp(opname, "late") || !strcmp(opname, "latew")) {
+		if (sscanf(buf, "%*s %llu %u %u %u", &offset, &len, &seed,
+			   &n) != 4 || !len || len > ts->max_io_size ||
+		    n > 600000)
+			return -EINVAL;
+		kref_get(&ts->kref);
+		err = rift_test_late(ts, opname[4] ? RIFT_WRITE : RIFT_READ,
+				     offset, len, seed, n);
+		kref_put(&ts->kref, rift_test_sess_release);
+		return err ? err : count;
+	}
 	if (!strcmp(opname, "random")) {
 		op = RIFT_TEST_OP_RANDOM;
 		len = 0;
@@ -700,6 +789,34 @@ static const struct file_operations rift_test_io_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = rift_test_io_write,
+	.llseek = noop_llseek,
+};
+
+/*
+ * Writing anything makes the transport write into a chunk with the rkey
+ * always-invalidate rotated away; the write succeeds only if the server's
+ * device refused it.  Selftests only.
+ */
+static ssize_t rift_test_stale_rkey_write(struct file *file,
+					  const char __user *ubuf,
+					  size_t count, loff_t *ppos)
+{
+	struct rift_test_sess *ts = file->private_data;
+	int err = -ESHUTDOWN;
+
+	kref_get(&ts->kref);
+	down_read(&ts->submit_sem);
+	if (!ts->closed)
+		err = rift_clt_test_stale_rkey(ts->sess);
+	up_read(&ts->submit_sem);
+	kref_put(&ts->kref, rift_test_sess_release);
+	return err ? err : count;
+}
+
+static const struct file_operations rift_test_stale_rkey_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = rift_test_stale_rkey_write,
 	.llseek = noop_llseek,
 };
 
@@ -934,6 +1051,8 @@ static int rift_test_open_sess(char *args, struct rift_test_addrs *a)
 	debugfs_create_file("io", 0200, ts->dir, ts, &rift_test_io_fops);
 	debugfs_create_file("last", 0400, ts->dir, ts, &rift_test_last_fops);
 	debugfs_create_file("stats", 0400, ts->dir, ts, &rift_test_stats_fops);
+	debugfs_create_file("stale_rkey", 0200, ts->dir, ts,
+			    &rift_test_stale_rkey_fops);
 	mutex_lock(&rift_test_lock);
 	ts->state = RIFT_TEST_LIVE;
 	mutex_unlock(&rift_test_lock);

@@ -169,6 +169,11 @@ rift_rxe_prepare()
 	# rdma_rxe computes the ICRC with crc32; without autoload in some
 	# initramfs setups the generic implementation must be there first.
 	modprobe crc32_generic 2>/dev/null
+	# RoCE assumes a lossless link.  A veth pair drops what exceeds the
+	# receive backlog, and a retransmission makes rxe (6.1) re-execute
+	# queued REG_MRs, which wedges the QP: give bursts of 128 KiB
+	# requests room under a slow (TCG) guest.
+	sysctl -qw net.core.netdev_max_backlog=16384 2>/dev/null
 	modprobe rdma_rxe && modprobe rdma_ucm && modprobe veth
 }
 

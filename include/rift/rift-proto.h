@@ -70,7 +70,8 @@
 
 /* Feature bits, negotiated in INFO_REQ/INFO_RSP. */
 #define RIFT_FEAT_ALWAYS_INVALIDATE	BIT_ULL(0)
-#define RIFT_FEAT_KNOWN			RIFT_FEAT_ALWAYS_INVALIDATE
+#define RIFT_FEAT_CANCEL		BIT_ULL(1)
+#define RIFT_FEAT_KNOWN			(RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_CANCEL)
 
 /* IO descriptor flags: none are defined in version 1. */
 #define RIFT_IO_F_KNOWN			0U
@@ -120,6 +121,9 @@ static_assert(RIFT_IMM_ERRNO_BITS <= RIFT_IMM_ARG_BITS);
  *	%RIFT_FEAT_ALWAYS_INVALIDATE was accepted
  * @RIFT_IMM_HB: heartbeat request, arg is a sequence number, chunk is 0
  * @RIFT_IMM_HB_ACK: heartbeat answer echoing the request's sequence number
+ * @RIFT_IMM_CANCEL: client to server: the request in chunk @chunk timed
+ *	out; answer it without sending read data; arg is 0.  Only used when
+ *	%RIFT_FEAT_CANCEL was accepted
  * @RIFT_IMM_TYPE_NR: first unassigned type; it and all above are rejected
  */
 enum rift_imm_type {
@@ -130,6 +134,7 @@ enum rift_imm_type {
 	RIFT_IMM_RSP_RKEY	= 4,
 	RIFT_IMM_HB		= 5,
 	RIFT_IMM_HB_ACK		= 6,
+	RIFT_IMM_CANCEL		= 7,
 	RIFT_IMM_TYPE_NR,
 };
 

@@ -140,6 +140,7 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 		     const struct kvec *usr, size_t nr_usr,
 		     size_t data_len, struct scatterlist *sg,
 		     unsigned int sg_cnt);
+int rift_clt_test_stale_rkey(struct rift_clt_sess *sess);
 
 /**
  * enum rift_srv_link_ev - server session events

@@ -94,6 +94,10 @@ static void test_imm_roundtrip(void)
 			roundtrip(&imm, RIFT_MAX_QUEUE_DEPTH);
 		}
 	}
+	for (k = 0; k < ARRAY_SIZE(chunks); k++) {
+		imm = (struct rift_imm){ .type = RIFT_IMM_CANCEL, .chunk = chunks[k] };
+		roundtrip(&imm, RIFT_MAX_QUEUE_DEPTH);
+	}
 	for (i = 0; i < 0x10000; i += 0x1111) {
 		imm = (struct rift_imm){ .type = RIFT_IMM_HB, .seq = i };
 		roundtrip(&imm, 1);
@@ -143,6 +147,13 @@ static void test_imm_decode_bad(void)
 	CHECK_EQ(rift_imm_decode(be_of(0), 16, &out), -EBADMSG);
 	for (t = RIFT_IMM_TYPE_NR; t < 16; t++)
 		CHECK_EQ(rift_imm_decode(be_of(t << 28 | 0x00010040), 16, &out), -EBADMSG);
+
+	/* CANCEL: chunk in range, nothing in the argument. */
+	CHECK_EQ(rift_imm_decode(be_of(0x700f0000), 16, &out), 0);
+	CHECK_EQ(out.type, RIFT_IMM_CANCEL);
+	CHECK_EQ(out.chunk, 15);
+	CHECK_EQ(rift_imm_decode(be_of(0x70100000), 16, &out), -EBADMSG);
+	CHECK_EQ(rift_imm_decode(be_of(0x70000001), 16, &out), -EBADMSG);
 
 	/* Chunk id against the session's queue depth. */
 	CHECK_EQ(rift_imm_decode(be_of(0x100f0001), 16, &out), 0);
