@@ -403,6 +403,9 @@ rift_all_connected()
 RIFTBLK_CTL=/sys/class/riftblk-client/ctl
 RIFTBLK_SRV_SYSFS=/sys/class/riftblk-server
 RIFTBLK_PORT=7675
+# The two test paths as the client names them (riftblk's own port).
+RIFTBLK_P0=198.18.0.2@198.18.0.1:$RIFTBLK_PORT
+RIFTBLK_P1=198.18.1.2@198.18.1.1:$RIFTBLK_PORT
 
 # riftblk_up [SERVER_PARAMS...]: transport and riftblk modules, no test
 # ULP; every device still mapped at exit is force-unmapped before unload.

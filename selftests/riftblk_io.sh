@@ -47,6 +47,7 @@ fio_run()
 		--verify=crc32c --verify_fatal=1 --do_verify=1 --group_reporting \
 		--output-format=json --output="$OUT/$name.json" > "$OUT/$name.out" 2>&1
 	rc=$?
+	[ $rc = 0 ] || tail -n 5 "$OUT/$name.out" | while read -r l; do ktap_info "fio: $l"; done
 	python3 - "$OUT/$name.json" "$rc" <<'PY' | while read -r l; do ktap_info "$l"; done
 import json, sys
 try:
@@ -61,9 +62,9 @@ PY
 	[ $rc = 0 ] && python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["jobs"][0]["error"] != 0)' "$OUT/$name.json"
 }
 
-ktap_check "fio randrw 512B..1MiB, iodepth 1, 2 jobs, crc32c verified" fio_run qd1 8M 1
-ktap_check "fio randrw 512B..1MiB, iodepth 16, 2 jobs, crc32c verified" fio_run qd16 32M 16
-ktap_check "fio randrw 512B..1MiB, iodepth 128, 2 jobs, crc32c verified" fio_run qd128 32M 128
+ktap_check "fio randrw 512B..1MiB, iodepth 1, 2 jobs, crc32c verified" fio_run qd1 1 8M
+ktap_check "fio randrw 512B..1MiB, iodepth 16, 2 jobs, crc32c verified" fio_run qd16 16 32M
+ktap_check "fio randrw 512B..1MiB, iodepth 128, 2 jobs, crc32c verified" fio_run qd128 128 32M
 
 riftblk_pattern "$OUT/pat" 16 rift
 ok=0
@@ -74,8 +75,8 @@ if dd if="$OUT/pat" of="$dev" bs=1M oflag=direct status=none &&
 fi
 ktap_check "dd pattern reads back identical through riftblk and on $NB" test $ok = 1
 
-p0=$(rift_clt_stat $S "$RIFT_P0" reqs_write)
-p1=$(rift_clt_stat $S "$RIFT_P1" reqs_write)
+p0=$(rift_clt_stat $S "$RIFTBLK_P0" reqs_write)
+p1=$(rift_clt_stat $S "$RIFTBLK_P1" reqs_write)
 ktap_info "writes per path: $p0 / $p1"
 ktap_check "both paths carried writes" test "${p0:-0}" -gt 0 -a "${p1:-0}" -gt 0
 
