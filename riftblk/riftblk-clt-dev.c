@@ -335,11 +335,11 @@ static void riftblk_clt_size_work(struct work_struct *work)
 {
 	struct riftblk_clt_dev *dev = container_of(to_delayed_work(work),
 						   struct riftblk_clt_dev, size_work);
+	unsigned int ms = READ_ONCE(size_poll_ms);
 	struct riftblk_dev_info info;
-	unsigned int ms;
 
 	mutex_lock(&dev->lock);
-	if (dev->state == RIFTBLK_CLT_MAPPED && !READ_ONCE(dev->sess->disconnected) &&
+	if (ms && dev->state == RIFTBLK_CLT_MAPPED && !READ_ONCE(dev->sess->disconnected) &&
 	    !riftblk_clt_send_dev(dev, RIFTBLK_MSG_INFO, &info) &&
 	    info.logical_block_size == dev->info.logical_block_size &&
 	    info.nr_sectors != dev->info.nr_sectors) {
@@ -349,7 +349,7 @@ static void riftblk_clt_size_work(struct work_struct *work)
 		set_capacity_and_notify(dev->disk, info.nr_sectors);
 	}
 	mutex_unlock(&dev->lock);
-	ms = READ_ONCE(size_poll_ms);
+	/* Polling off: look again later whether it was turned back on. */
 	queue_delayed_work(system_long_wq, &dev->size_work,
 			   msecs_to_jiffies(ms ? ms : 1000));
 }

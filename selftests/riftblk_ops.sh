@@ -47,6 +47,7 @@ mkdir -p "$W"
 defer rm -rf "$W"
 ktap_check "one rxe link" rift_rxe_pairs 1
 ktap_check "modules load" riftblk_up
+modprobe loop 2>/dev/null
 truncate -s 64M "$W/img"
 loop=$(losetup -f --show "$W/img")
 defer losetup -d "$loop"
