@@ -24,10 +24,10 @@ q()
 	cat "/sys/block/$(basename "$1")/queue/$2"
 }
 
-# flushes DEV: flush requests the device completed (diskstats field 16).
+# flushes DEV: flush requests the device completed (16th stat field).
 flushes()
 {
-	awk '{ print $15 }' "/sys/block/$(basename "$1")/stat"
+	awk '{ print $16 }' "/sys/block/$(basename "$1")/stat"
 }
 
 # zeros DEV OFF_MB LEN_MB: that range of DEV reads back as zeros.
@@ -79,8 +79,8 @@ ktap_check "the data around them is intact" \
 f0=$(flushes "$loop")
 ktap_check "dd oflag=direct,sync and fio with fsync" \
 	eval "dd if=$W/pat of=$dev bs=64k count=64 oflag=direct,sync status=none &&
-	      fio --name=fsync --filename=$dev --direct=1 --rw=randwrite --bs=4k \
-		--size=4M --fsync=4 --verify=crc32c --do_verify=1 --output=$W/fio.out"
+	      (cd $W && fio --name=fsync --filename=$dev --direct=1 --rw=randwrite --bs=4k \
+		--size=4M --fsync=4 --verify=crc32c --do_verify=1 --output=$W/fio.out)"
 f1=$(flushes "$loop")
 ktap_info "loop flushes: $f0 -> $f1"
 ktap_check "the flushes reached the backing device" test "$f1" -gt "$f0"
