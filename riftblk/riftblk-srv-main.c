@@ -1,34 +1,664 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rift block device: server side, module entry.
+ * Rift block device: server side.
  *
- * The class gives every object this module creates a stable home under
- * /sys/class/riftblk-server/, which is where users configure it.
+ * Serves riftblk clients on port srv_port.  A client maps a block device
+ * under dev_search_path with an OPEN; each mapping opens the device on
+ * its own (blkdev_get_by_path, exclusive to riftblk) and gets a handle,
+ * dev_id, that its session's IOs name.  OPEN, CLOSE and INFO sleep
+ * (opening devices, sysfs), so they run on an ordered workqueue under
+ * riftblk_srv_lock; IO goes through riftblk-srv-io.c.
+ *
+ * sysfs: /sys/class/riftblk-server/<bdev>/ per exported device, with
+ * sessions/<session>/ per mapping (Documentation/ABI/testing/
+ * sysfs-class-riftblk-server).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/device.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/blkdev.h>
+
+#include "riftblk-srv.h"
+
+static char dev_search_path[RIFTBLK_PATH_MAX] = "/";
+module_param_string(dev_search_path, dev_search_path, sizeof(dev_search_path), 0444);
+MODULE_PARM_DESC(dev_search_path,
+		 "Only devices under this absolute directory may be mapped; relative names are taken from it (default /)");
+
+static ushort srv_port = RIFTBLK_DEFAULT_PORT;
+module_param(srv_port, ushort, 0444);
+MODULE_PARM_DESC(srv_port, "Port to serve riftblk on (default 7675)");
 
 static struct class riftblk_srv_class = {
 	.name = "riftblk-server",
 };
 
+/* Sessions, devices and mappings: every change to them. */
+DEFINE_MUTEX(riftblk_srv_lock);
+DECLARE_WAIT_QUEUE_HEAD(riftblk_srv_idle_wait);
+static LIST_HEAD(riftblk_srv_sessions);
+static LIST_HEAD(riftblk_srv_devs);
+static struct workqueue_struct *riftblk_srv_ctl_wq;
+static struct rift_srv_ctx *riftblk_srv_ctx;
+/* dev_search_path without its trailing '/'; "" for the root. */
+static size_t riftblk_srv_sp_len;
+/* The holder of every exclusive open: mappings share devices. */
+static int riftblk_srv_holder;
+
+/**
+ * struct riftblk_srv_ctl - OPEN, CLOSE or INFO on its way to the workqueue
+ * @work: runs it
+ * @sess: session it came on; the unanswered request keeps it
+ * @op: the transport's request
+ * @dir: its direction
+ * @data: its data buffer
+ * @datalen: bytes of @data
+ * @usrlen: bytes of @usr
+ * @usr: a copy of its ULP header
+ */
+struct riftblk_srv_ctl {
+	struct work_struct	work;
+	struct riftblk_srv_sess	*sess;
+	struct rift_srv_op	*op;
+	enum rift_dir		dir;
+	void			*data;
+	size_t			datalen;
+	size_t			usrlen;
+	u8			usr[RIFT_USR_LEN_MAX];
+};
+
+/* ------------------------------------------------------------------ */
+/* sysfs                                                               */
+/* ------------------------------------------------------------------ */
+
+static struct riftblk_srv_dev *to_srv_dev(struct device *dev)
+{
+	return container_of(dev, struct riftblk_srv_dev, dev);
+}
+
+static ssize_t path_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_srv_dev(dev)->path);
+}
+
+static DEVICE_ATTR_RO(path);
+
+static ssize_t nr_sessions_show(struct device *dev, struct device_attribute *attr,
+				char *buf)
+{
+	unsigned int n;
+
+	/* Without the lock: device removal waits for this reader. */
+	n = READ_ONCE(to_srv_dev(dev)->nr_maps);
+	return sysfs_emit(buf, "%u\n", n);
+}
+
+static DEVICE_ATTR_RO(nr_sessions);
+
+static struct attribute *riftblk_srv_dev_attrs[] = {
+	&dev_attr_path.attr,
+	&dev_attr_nr_sessions.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(riftblk_srv_dev);
+
+static void riftblk_srv_dev_release(struct device *dev)
+{
+	kfree(to_srv_dev(dev));
+}
+
+static struct riftblk_srv_map *to_srv_map(struct kobject *kobj)
+{
+	return container_of(kobj, struct riftblk_srv_map, kobj);
+}
+
+static ssize_t access_mode_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  riftblk_access_mode_name(to_srv_map(kobj)->access_mode));
+}
+
+static struct kobj_attribute riftblk_srv_attr_access_mode = __ATTR_RO(access_mode);
+
+static ssize_t dev_id_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_srv_map(kobj)->dev_id);
+}
+
+static struct kobj_attribute riftblk_srv_attr_dev_id = __ATTR_RO(dev_id);
+
+static void riftblk_srv_map_close(struct riftblk_srv_map *map);
+
+/*
+ * The file removes itself first: closing removes the mapping's directory,
+ * which would otherwise wait for this very write to end.
+ */
+static ssize_t force_close_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct riftblk_srv_map *map = to_srv_map(kobj);
+
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	kobject_get(kobj);
+	if (!sysfs_remove_file_self(kobj, &attr->attr)) {
+		kobject_put(kobj);
+		return -ENODEV;
+	}
+	mutex_lock(&riftblk_srv_lock);
+	if (!list_empty(&map->dev_entry)) {
+		pr_info("%s: %s: mapping force-closed\n", map->dev->path, map->sess->name);
+		riftblk_srv_map_close(map);
+	}
+	mutex_unlock(&riftblk_srv_lock);
+	kobject_put(kobj);
+	return count;
+}
+
+static struct kobj_attribute riftblk_srv_attr_force_close = __ATTR_WO(force_close);
+
+static struct attribute *riftblk_srv_map_attrs[] = {
+	&riftblk_srv_attr_access_mode.attr,
+	&riftblk_srv_attr_dev_id.attr,
+	&riftblk_srv_attr_force_close.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(riftblk_srv_map);
+
+static void riftblk_srv_map_release(struct kobject *kobj)
+{
+	kfree(to_srv_map(kobj));
+}
+
+static struct kobj_type riftblk_srv_map_ktype = {
+	.release	= riftblk_srv_map_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= riftblk_srv_map_groups,
+};
+
+/* ------------------------------------------------------------------ */
+/* Devices and mappings; everything here under riftblk_srv_lock.       */
+/* ------------------------------------------------------------------ */
+
+static bool riftblk_srv_has_dotdot(const char *path)
+{
+	const char *p = path;
+
+	for (;;) {
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
+			return true;
+		p = strchr(p, '/');
+		if (!p)
+			return false;
+		p++;
+	}
+}
+
+/* The absolute path of a requested device, or an error if it escapes. */
+static int riftblk_srv_resolve(const char *req, char *out, size_t cap)
+{
+	int n;
+
+	if (riftblk_srv_has_dotdot(req))
+		return -EACCES;
+	if (req[0] == '/') {
+		if (riftblk_srv_sp_len &&
+		    (strncmp(req, dev_search_path, riftblk_srv_sp_len) ||
+		     req[riftblk_srv_sp_len] != '/'))
+			return -EACCES;
+		n = snprintf(out, cap, "%s", req);
+	} else {
+		n = snprintf(out, cap, "%.*s/%s", (int)riftblk_srv_sp_len,
+			     dev_search_path, req);
+	}
+	return n >= cap ? -ENAMETOOLONG : 0;
+}
+
+static struct riftblk_srv_dev *riftblk_srv_dev_get(struct block_device *bdev,
+						   const char *path)
+{
+	struct riftblk_srv_dev *d;
+	int err;
+
+	list_for_each_entry(d, &riftblk_srv_devs, entry)
+		if (d->devt == bdev->bd_dev)
+			return d;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return ERR_PTR(-ENOMEM);
+	d->devt = bdev->bd_dev;
+	strscpy(d->path, path, sizeof(d->path));
+	INIT_LIST_HEAD(&d->maps);
+	device_initialize(&d->dev);
+	d->dev.class = &riftblk_srv_class;
+	d->dev.release = riftblk_srv_dev_release;
+	d->dev.groups = riftblk_srv_dev_groups;
+	err = dev_set_name(&d->dev, "%pg", bdev);
+	if (!err)
+		err = device_add(&d->dev);
+	if (err)
+		goto err_put;
+	d->sessions_kobj = kobject_create_and_add("sessions", &d->dev.kobj);
+	if (!d->sessions_kobj) {
+		err = -ENOMEM;
+		device_del(&d->dev);
+		goto err_put;
+	}
+	list_add_tail(&d->entry, &riftblk_srv_devs);
+	return d;
+
+err_put:
+	put_device(&d->dev);
+	return ERR_PTR(err);
+}
+
+static void riftblk_srv_dev_put(struct riftblk_srv_dev *d)
+{
+	if (d->nr_maps)
+		return;
+	list_del(&d->entry);
+	kobject_put(d->sessions_kobj);
+	device_unregister(&d->dev);
+}
+
+/*
+ * Close a mapping: no IO starts once it is marked, the ones in flight
+ * are waited for, then the device's open and sysfs entries go.
+ */
+static void riftblk_srv_map_close(struct riftblk_srv_map *map)
+{
+	struct riftblk_srv_sess *sess = map->sess;
+	struct riftblk_srv_dev *d = map->dev;
+
+	spin_lock_bh(&sess->lock);
+	map->closing = true;
+	spin_unlock_bh(&sess->lock);
+	wait_event(riftblk_srv_idle_wait, !atomic_read(&map->inflight));
+	xa_erase(&sess->maps, map->dev_id);
+
+	list_del_init(&map->dev_entry);
+	d->nr_maps--;
+	if (map->access_mode == RIFTBLK_ACCESS_RW)
+		d->nr_rw--;
+	else if (map->access_mode == RIFTBLK_ACCESS_MIGRATION)
+		d->nr_migration--;
+	blkdev_put(map->bdev, map->fmode);
+	kobject_del(&map->kobj);
+	kobject_put(&map->kobj);
+	riftblk_srv_dev_put(d);
+}
+
+static void riftblk_srv_fill_info(struct riftblk_srv_map *map,
+				  struct riftblk_dev_info *info)
+{
+	struct block_device *bdev = map->bdev;
+	u32 lbs = bdev_logical_block_size(bdev);
+	bool ro = map->access_mode == RIFTBLK_ACCESS_RO;
+
+	memset(info, 0, sizeof(*info));
+	info->dev_id = map->dev_id;
+	info->access_mode = map->access_mode;
+	info->nr_sectors = round_down(bdev_nr_sectors(bdev), lbs >> SECTOR_SHIFT);
+	info->logical_block_size = lbs;
+	info->physical_block_size = max(bdev_physical_block_size(bdev), lbs);
+	info->io_min = bdev_io_min(bdev);
+	info->io_opt = bdev_io_opt(bdev);
+	info->max_hw_sectors = queue_max_hw_sectors(bdev_get_queue(bdev));
+	/* A read-only mapping cannot change data: no discard or zeroing. */
+	if (!ro) {
+		info->max_discard_sectors = bdev_max_discard_sectors(bdev);
+		info->discard_granularity = bdev_discard_granularity(bdev);
+		info->max_write_zeroes_sectors = bdev_write_zeroes_sectors(bdev);
+		info->max_secure_erase_sectors = bdev_max_secure_erase_sectors(bdev);
+	}
+	if (bdev_write_cache(bdev))
+		info->caps |= RIFTBLK_CAP_WRITE_CACHE;
+	if (bdev_fua(bdev))
+		info->caps |= RIFTBLK_CAP_FUA;
+	if (!bdev_nonrot(bdev))
+		info->caps |= RIFTBLK_CAP_ROTATIONAL;
+}
+
+static int riftblk_srv_answer_info(struct riftblk_srv_map *map, u16 type,
+				   void *data, size_t datalen)
+{
+	struct riftblk_dev_info info;
+	int len;
+
+	riftblk_srv_fill_info(map, &info);
+	len = riftblk_dev_info_encode(type, &info, data, datalen);
+	return len < 0 ? -EOPNOTSUPP : 0;
+}
+
+/* May a mapping in @mode join the device's others? */
+static int riftblk_srv_mode_ok(struct riftblk_srv_dev *d,
+			       struct riftblk_srv_sess *sess, u16 mode)
+{
+	struct riftblk_srv_map *m;
+
+	list_for_each_entry(m, &d->maps, dev_entry)
+		if (m->sess == sess)
+			return -EEXIST;
+	if (mode == RIFTBLK_ACCESS_RW && d->nr_rw)
+		return -EBUSY;
+	if (mode == RIFTBLK_ACCESS_MIGRATION && d->nr_migration)
+		return -EBUSY;
+	return 0;
+}
+
+static int riftblk_srv_open(struct riftblk_srv_sess *sess,
+			    const struct riftblk_open *req,
+			    void *data, size_t datalen)
+{
+	struct riftblk_srv_map *map;
+	struct riftblk_srv_dev *d;
+	char *path;
+	int err;
+
+	path = kmalloc(RIFTBLK_PATH_MAX, GFP_KERNEL);
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!path || !map)
+		goto err_free;
+	err = riftblk_srv_resolve(req->path, path, RIFTBLK_PATH_MAX);
+	if (err) {
+		pr_warn("%s: refusing %s: outside dev_search_path %s\n", sess->name,
+			req->path, dev_search_path);
+		goto err_free;
+	}
+	map->access_mode = req->access_mode;
+	map->fmode = FMODE_READ | FMODE_EXCL;
+	if (req->access_mode != RIFTBLK_ACCESS_RO)
+		map->fmode |= FMODE_WRITE;
+	map->bdev = blkdev_get_by_path(path, map->fmode, &riftblk_srv_holder);
+	if (IS_ERR(map->bdev)) {
+		err = PTR_ERR(map->bdev);
+		pr_warn("%s: cannot open %s: %d\n", sess->name, path, err);
+		goto err_free;
+	}
+	d = riftblk_srv_dev_get(map->bdev, path);
+	if (IS_ERR(d)) {
+		err = PTR_ERR(d);
+		goto err_put_bdev;
+	}
+	err = riftblk_srv_mode_ok(d, sess, req->access_mode);
+	if (err) {
+		pr_warn("%s: refusing %s mapping of %s: %s\n", sess->name,
+			riftblk_access_mode_name(req->access_mode), path,
+			err == -EEXIST ? "already mapped by the session" :
+			"the device has a mapping in that mode");
+		goto err_put_dev;
+	}
+	map->dev = d;
+	map->sess = sess;
+	atomic_set(&map->inflight, 0);
+	kobject_init(&map->kobj, &riftblk_srv_map_ktype);
+	err = xa_alloc(&sess->maps, &map->dev_id, map, xa_limit_32b, GFP_KERNEL);
+	if (err)
+		goto err_put_dev;
+	err = riftblk_srv_answer_info(map, RIFTBLK_MSG_OPEN_RSP, data, datalen);
+	if (err)
+		goto err_erase;
+	err = kobject_add(&map->kobj, d->sessions_kobj, "%s", sess->name);
+	if (err)
+		goto err_erase;
+	list_add_tail(&map->dev_entry, &d->maps);
+	d->nr_maps++;
+	if (map->access_mode == RIFTBLK_ACCESS_RW)
+		d->nr_rw++;
+	else if (map->access_mode == RIFTBLK_ACCESS_MIGRATION)
+		d->nr_migration++;
+	pr_info("%s: mapped %s (%pg) %s as dev_id %u\n", sess->name, path,
+		map->bdev, riftblk_access_mode_name(map->access_mode), map->dev_id);
+	kfree(path);
+	return 0;
+
+err_erase:
+	xa_erase(&sess->maps, map->dev_id);
+	riftblk_srv_dev_put(d);
+	blkdev_put(map->bdev, map->fmode);
+	kfree(path);
+	/* Its name may be set: the release frees the mapping. */
+	kobject_put(&map->kobj);
+	return err;
+
+err_put_dev:
+	riftblk_srv_dev_put(d);
+err_put_bdev:
+	blkdev_put(map->bdev, map->fmode);
+err_free:
+	kfree(path);
+	kfree(map);
+	return err;
+}
+
+static void riftblk_srv_ctl_work(struct work_struct *work)
+{
+	struct riftblk_srv_ctl *ctl = container_of(work, struct riftblk_srv_ctl, work);
+	struct riftblk_srv_sess *sess = ctl->sess;
+	struct riftblk_srv_map *map;
+	struct riftblk_open *open;
+	struct riftblk_hdr hdr;
+	u32 dev_id;
+	int err;
+
+	err = riftblk_hdr_decode(ctl->usr, ctl->usrlen, &hdr);
+	if (err)
+		goto out;
+	mutex_lock(&riftblk_srv_lock);
+	switch (hdr.type) {
+	case RIFTBLK_MSG_OPEN:
+		err = -EBADMSG;
+		open = kmalloc(sizeof(*open), GFP_KERNEL);
+		if (!open) {
+			err = -ENOMEM;
+			break;
+		}
+		if (ctl->dir == RIFT_READ &&
+		    ctl->datalen >= sizeof(struct riftblk_wire_dev_info) &&
+		    !riftblk_open_decode(ctl->usr, ctl->usrlen, open))
+			err = riftblk_srv_open(sess, open, ctl->data, ctl->datalen);
+		kfree(open);
+		break;
+	case RIFTBLK_MSG_CLOSE:
+	case RIFTBLK_MSG_INFO:
+		err = riftblk_dev_decode(hdr.type, ctl->usr, ctl->usrlen, &dev_id);
+		if (err)
+			break;
+		map = xa_load(&sess->maps, dev_id);
+		if (!map) {
+			err = -ENODEV;
+		} else if (hdr.type == RIFTBLK_MSG_CLOSE) {
+			err = ctl->dir == RIFT_WRITE && !ctl->datalen ? 0 : -EBADMSG;
+			if (!err) {
+				pr_info("%s: unmapped %s\n", sess->name, map->dev->path);
+				riftblk_srv_map_close(map);
+			}
+		} else {
+			err = ctl->dir == RIFT_READ ?
+				riftblk_srv_answer_info(map, RIFTBLK_MSG_INFO_RSP,
+							ctl->data, ctl->datalen) :
+				-EBADMSG;
+		}
+		break;
+	default:
+		err = -EOPNOTSUPP;
+		break;
+	}
+	mutex_unlock(&riftblk_srv_lock);
+out:
+	rift_srv_resp(ctl->op, err);
+	kfree(ctl);
+}
+
+/* Softirq: IO is checked and queued, the rest goes to the ordered queue. */
+static int riftblk_srv_rdma_ev(void *priv, struct rift_srv_op *op,
+			       enum rift_dir dir, void *data, size_t datalen,
+			       const void *usr, size_t usrlen)
+{
+	struct riftblk_srv_sess *sess = priv;
+	struct riftblk_srv_ctl *ctl;
+	struct riftblk_hdr hdr;
+	int err;
+
+	if (!sess)
+		return -ENOTCONN;
+	if (usrlen > RIFT_USR_LEN_MAX)
+		return -EBADMSG;
+	/*
+	 * Nothing writes a read's data (which overlaps its header) before
+	 * this returns, and the decoders copy what they read once: IO is
+	 * decoded in place, the other messages are copied for later.
+	 */
+	err = riftblk_hdr_decode(usr, usrlen, &hdr);
+	if (err)
+		return err;
+	if (hdr.type == RIFTBLK_MSG_IO)
+		return riftblk_srv_io_start(sess, op, dir, data, datalen, usr, usrlen);
+	if (hdr.type != RIFTBLK_MSG_OPEN && hdr.type != RIFTBLK_MSG_CLOSE &&
+	    hdr.type != RIFTBLK_MSG_INFO)
+		return -EOPNOTSUPP;
+	ctl = kmalloc(sizeof(*ctl), GFP_ATOMIC);
+	if (!ctl)
+		return -ENOMEM;
+	INIT_WORK(&ctl->work, riftblk_srv_ctl_work);
+	ctl->sess = sess;
+	ctl->op = op;
+	ctl->dir = dir;
+	ctl->data = data;
+	ctl->datalen = datalen;
+	ctl->usrlen = usrlen;
+	memcpy(ctl->usr, usr, usrlen);
+	queue_work(riftblk_srv_ctl_wq, &ctl->work);
+	return 0;
+}
+
+static int riftblk_srv_sess_up(struct rift_srv_sess *rsess)
+{
+	struct riftblk_srv_sess *sess;
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return -ENOMEM;
+	sess->rsess = rsess;
+	if (rift_srv_get_sess_name(rsess, sess->name, sizeof(sess->name)) < 0) {
+		kfree(sess);
+		return -EINVAL;
+	}
+	spin_lock_init(&sess->lock);
+	xa_init_flags(&sess->maps, XA_FLAGS_ALLOC);
+	mutex_lock(&riftblk_srv_lock);
+	list_add_tail(&sess->entry, &riftblk_srv_sessions);
+	mutex_unlock(&riftblk_srv_lock);
+	rift_srv_set_sess_priv(rsess, sess);
+	return 0;
+}
+
+/* Every request of the session is answered: close what it left mapped. */
+static void riftblk_srv_sess_down(struct rift_srv_sess *rsess)
+{
+	struct riftblk_srv_sess *sess = NULL, *s;
+	struct riftblk_srv_map *map;
+	unsigned long id;
+
+	mutex_lock(&riftblk_srv_lock);
+	list_for_each_entry(s, &riftblk_srv_sessions, entry) {
+		if (s->rsess == rsess) {
+			sess = s;
+			break;
+		}
+	}
+	if (sess) {
+		list_del(&sess->entry);
+		xa_for_each(&sess->maps, id, map) {
+			pr_info("%s: disconnected: unmapping %s\n", sess->name,
+				map->dev->path);
+			riftblk_srv_map_close(map);
+		}
+		xa_destroy(&sess->maps);
+	}
+	mutex_unlock(&riftblk_srv_lock);
+	kfree(sess);
+}
+
+static int riftblk_srv_link_ev(struct rift_srv_sess *rsess,
+			       enum rift_srv_link_ev ev, void *priv)
+{
+	if (ev == RIFT_SRV_LINK_EV_CONNECTED)
+		return riftblk_srv_sess_up(rsess);
+	riftblk_srv_sess_down(rsess);
+	return 0;
+}
+
+static const struct rift_srv_ops riftblk_srv_ops = {
+	.rdma_ev = riftblk_srv_rdma_ev,
+	.link_ev = riftblk_srv_link_ev,
+};
+
+static int riftblk_srv_check_search_path(void)
+{
+	size_t len = strlen(dev_search_path);
+
+	if (dev_search_path[0] != '/' || riftblk_srv_has_dotdot(dev_search_path)) {
+		pr_err("dev_search_path must be an absolute path without '..': %s\n",
+		       dev_search_path);
+		return -EINVAL;
+	}
+	while (len && dev_search_path[len - 1] == '/')
+		len--;
+	riftblk_srv_sp_len = len;
+	return 0;
+}
+
 static int __init riftblk_srv_init(void)
 {
 	int err;
 
+	err = riftblk_srv_check_search_path();
+	if (err)
+		return err;
 	err = class_register(&riftblk_srv_class);
 	if (err) {
 		pr_err("cannot register class: %d\n", err);
 		return err;
 	}
+	err = -ENOMEM;
+	riftblk_srv_ctl_wq = alloc_ordered_workqueue("riftblk_srv_ctl", WQ_MEM_RECLAIM);
+	if (!riftblk_srv_ctl_wq)
+		goto err_class;
+	err = riftblk_srv_io_init();
+	if (err)
+		goto err_wq;
+	riftblk_srv_ctx = rift_srv_open(&riftblk_srv_ops, NULL, srv_port);
+	if (IS_ERR(riftblk_srv_ctx)) {
+		err = PTR_ERR(riftblk_srv_ctx);
+		pr_err("cannot serve on port %u: %d\n", srv_port, err);
+		goto err_io;
+	}
 	return 0;
+
+err_io:
+	riftblk_srv_io_exit();
+err_wq:
+	destroy_workqueue(riftblk_srv_ctl_wq);
+err_class:
+	class_unregister(&riftblk_srv_class);
+	return err;
 }
 
 static void __exit riftblk_srv_exit(void)
 {
+	/* Every session goes, each with its link_ev(DISCONNECTED). */
+	rift_srv_close(riftblk_srv_ctx);
+	destroy_workqueue(riftblk_srv_ctl_wq);
+	riftblk_srv_io_exit();
 	class_unregister(&riftblk_srv_class);
 }
 

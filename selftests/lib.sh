@@ -403,3 +403,89 @@ rift_all_connected()
 {
 	rift_both_connected "$1" "$RIFT_P0" && rift_both_connected "$1" "$RIFT_P1"
 }
+
+# --- riftblk: the block device over Rift. ---
+RIFTBLK_CTL=/sys/class/riftblk-client/ctl
+RIFTBLK_SRV_SYSFS=/sys/class/riftblk-server
+RIFTBLK_PORT=7675
+# The two test paths as the client names them (riftblk's own port).
+RIFTBLK_P0=198.18.0.2@198.18.0.1:$RIFTBLK_PORT
+RIFTBLK_P1=198.18.1.2@198.18.1.1:$RIFTBLK_PORT
+
+# riftblk_up [SERVER_PARAMS...]: transport and riftblk modules, no test
+# ULP; every device still mapped at exit is force-unmapped before unload.
+riftblk_up()
+{
+	rift_insmod rift/rift-core || return 1
+	rift_insmod rift/rift-client || return 1
+	rift_insmod rift/rift-server || return 1
+	rift_insmod riftblk/riftblk-server "$@" || return 1
+	rift_insmod riftblk/riftblk-client || return 1
+	defer rift_unload_all
+	defer riftblk_unmap_all
+}
+
+# riftblk_nullb NAME MB [DISCARD]: a memory-backed null_blk /dev/NAME
+# of MB MiB, made through configfs so that its name and size are ours.
+riftblk_nullb()
+{
+	local d=/sys/kernel/config/nullb/$1
+	[ -d /sys/kernel/config/nullb ] || {
+		mountpoint -q /sys/kernel/config ||
+			mount -t configfs none /sys/kernel/config || return 1
+		modprobe null_blk nr_devices=0 || return 1
+	}
+	mkdir "$d" || return 1
+	defer riftblk_nullb_del "$1"
+	echo "$2" > "$d/size" && echo 1 > "$d/memory_backed" &&
+		echo "${3:-0}" > "$d/discard" && echo 1 > "$d/power" &&
+		rift_wait_until 5 test -b "/dev/$1"
+}
+
+riftblk_nullb_del()
+{
+	echo 0 > "/sys/kernel/config/nullb/$1/power"
+	rmdir "/sys/kernel/config/nullb/$1"
+}
+
+# riftblk_map LINE: write LINE to map_device; prints the new device
+# (/dev/riftblkN) on success.
+riftblk_map()
+{
+	local before after d
+	before=$(ls -d /sys/block/riftblk* 2>/dev/null | sort)
+	echo "$1" > "$RIFTBLK_CTL/map_device" || return 1
+	after=$(ls -d /sys/block/riftblk* 2>/dev/null | sort)
+	d=$(comm -13 <(echo "$before") <(echo "$after") | head -n 1)
+	[ -n "$d" ] || return 1
+	echo "/dev/$(basename "$d")"
+	rift_wait_until 5 test -b "/dev/$(basename "$d")"
+}
+
+# riftblk_sysfs DEV FILE: /sys/block/<dev>/riftblk/FILE
+riftblk_sysfs()
+{
+	echo "/sys/block/$(basename "$1")/riftblk/$2"
+}
+
+# riftblk_unmap DEV [force]
+riftblk_unmap()
+{
+	echo "${2:-1}" > "$(riftblk_sysfs "$1" unmap_device)"
+}
+
+riftblk_unmap_all()
+{
+	local d
+	for d in /sys/block/riftblk*; do
+		[ -e "$d/riftblk/unmap_device" ] || continue
+		echo force > "$d/riftblk/unmap_device"
+	done
+}
+
+# riftblk_pattern FILE MB SEED: MB MiB of reproducible pseudo-random data.
+riftblk_pattern()
+{
+	openssl enc -aes-128-ctr -nosalt -pass "pass:$3" -pbkdf2 \
+		-in <(head -c "$(($2 << 20))" /dev/zero) -out "$1" 2>/dev/null
+}

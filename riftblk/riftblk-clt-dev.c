@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift block device: client side, the block device.
+ *
+ * One blk-mq hardware queue per CPU: rift_clt_request() posts on the
+ * connection of the CPU it runs on, so each CPU's queue feeds its own
+ * connection.  A request takes a transport permit without waiting; when
+ * there is none, blk-mq runs the queue again later (BLK_STS_RESOURCE).
+ * Completions come from the transport's softirq and end the request
+ * through blk_mq_complete_request().
+ *
+ * Requests never time out in the block layer: the transport fails them
+ * over to other paths and fails them itself after its io_timeout_ms, and
+ * a shorter block-layer timeout would fail IO the transport still holds.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/idr.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "riftblk-clt.h"
+
+#define RIFTBLK_PART_SHIFT	4
+/* Only to report requests the transport holds for long: they are kept. */
+#define RIFTBLK_RQ_TIMEOUT	(120 * HZ)
+
+static unsigned int size_poll_ms = 2000;
+module_param(size_poll_ms, uint, 0644);
+MODULE_PARM_DESC(size_poll_ms,
+		 "Interval at which mapped devices re-read their size from the server, ms; 0: never (default 2000)");
+
+static int riftblk_major;
+static DEFINE_IDA(riftblk_clt_ida);
+static LIST_HEAD(riftblk_clt_devs);
+
+/**
+ * struct riftblk_clt_iu - per-request data of the blk-mq request
+ * @permit: the transport permit the request holds
+ * @err: the request's result
+ * @sg: its data, rift_clt_attrs.max_segments entries
+ */
+struct riftblk_clt_iu {
+	struct rift_permit	*permit;
+	int			err;
+	struct scatterlist	sg[];
+};
+
+static blk_status_t riftblk_clt_errno_to_sts(int err)
+{
+	switch (err) {
+	case 0:
+		return BLK_STS_OK;
+	case -ENOSPC:
+		return BLK_STS_NOSPC;
+	case -EOPNOTSUPP:
+		return BLK_STS_NOTSUPP;
+	case -ETIMEDOUT:
+		return BLK_STS_TIMEOUT;
+	case -ENODATA:
+		return BLK_STS_MEDIUM;
+	case -EILSEQ:
+		return BLK_STS_PROTECTION;
+	case -EREMOTEIO:
+		return BLK_STS_TARGET;
+	default:
+		return BLK_STS_IOERR;
+	}
+}
+
+static void riftblk_clt_io_done(void *priv, int err)
+{
+	struct request *rq = priv;
+	struct riftblk_clt_iu *iu = blk_mq_rq_to_pdu(rq);
+	struct riftblk_clt_dev *dev = rq->q->queuedata;
+
+	iu->err = err;
+	rift_clt_put_permit(dev->sess->rsess, iu->permit);
+	blk_mq_complete_request(rq);
+}
+
+static void riftblk_clt_complete(struct request *rq)
+{
+	struct riftblk_clt_iu *iu = blk_mq_rq_to_pdu(rq);
+
+	if (iu->err)
+		pr_err_ratelimited("%s: %s of %u bytes at sector %llu failed: %d\n",
+				   rq->q->disk ? rq->q->disk->disk_name : "?",
+				   blk_op_str(req_op(rq)), blk_rq_bytes(rq),
+				   (unsigned long long)blk_rq_pos(rq), iu->err);
+	blk_mq_end_request(rq, riftblk_clt_errno_to_sts(iu->err));
+}
+
+/* The riftblk IO for a request; false for what riftblk cannot carry. */
+static bool riftblk_clt_rq_io(struct request *rq, u32 dev_id, struct riftblk_io *io)
+{
+	memset(io, 0, sizeof(*io));
+	io->dev_id = dev_id;
+	io->sector = blk_rq_pos(rq);
+	io->len = blk_rq_bytes(rq);
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		io->op = RIFTBLK_OP_READ;
+		break;
+	case REQ_OP_WRITE:
+		io->op = RIFTBLK_OP_WRITE;
+		break;
+	case REQ_OP_FLUSH:
+		io->op = RIFTBLK_OP_FLUSH;
+		io->sector = 0;
+		io->len = 0;
+		break;
+	case REQ_OP_DISCARD:
+		io->op = RIFTBLK_OP_DISCARD;
+		break;
+	case REQ_OP_WRITE_ZEROES:
+		io->op = RIFTBLK_OP_WRITE_ZEROES;
+		if (rq->cmd_flags & REQ_NOUNMAP)
+			io->flags |= RIFTBLK_IO_F_NOUNMAP;
+		break;
+	case REQ_OP_SECURE_ERASE:
+		io->op = RIFTBLK_OP_SECURE_ERASE;
+		break;
+	default:
+		return false;
+	}
+	if ((rq->cmd_flags & REQ_FUA) && io->op == RIFTBLK_OP_WRITE)
+		io->flags |= RIFTBLK_IO_F_FUA;
+	return true;
+}
+
+static blk_status_t riftblk_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
+					 const struct blk_mq_queue_data *bd)
+{
+	struct request *rq = bd->rq;
+	struct riftblk_clt_dev *dev = rq->q->queuedata;
+	struct riftblk_clt_iu *iu = blk_mq_rq_to_pdu(rq);
+	struct rift_clt_req_ops ops = { .priv = rq, .done = riftblk_clt_io_done };
+	u8 hdr[sizeof(struct riftblk_wire_io)];
+	struct kvec usr = { .iov_base = hdr, .iov_len = sizeof(hdr) };
+	struct rift_clt_sess *rsess = dev->sess->rsess;
+	unsigned int nents = 0;
+	struct riftblk_io io;
+	bool data;
+	int err;
+
+	if (!riftblk_clt_rq_io(rq, READ_ONCE(dev->dev_id), &io))
+		return BLK_STS_NOTSUPP;
+	if (riftblk_io_encode(&io, hdr, sizeof(hdr)) < 0)
+		return BLK_STS_IOERR;
+	data = io.op == RIFTBLK_OP_READ || io.op == RIFTBLK_OP_WRITE;
+
+	iu->permit = rift_clt_get_permit(rsess, RIFT_PERMIT_NOWAIT);
+	if (!iu->permit)
+		return BLK_STS_RESOURCE;
+	blk_mq_start_request(rq);
+	if (data) {
+		sg_init_table(iu->sg, dev->sess->max_segments);
+		nents = blk_rq_map_sg(rq->q, rq, iu->sg);
+	}
+	err = rift_clt_request(rsess, io.op == RIFTBLK_OP_READ ? RIFT_READ : RIFT_WRITE,
+			       &ops, iu->permit, &usr, 1, data ? io.len : 0,
+			       nents ? iu->sg : NULL, nents);
+	if (!err)
+		return BLK_STS_OK;
+	rift_clt_put_permit(rsess, iu->permit);
+	/* Out of MRs or memory for a moment: blk-mq tries again. */
+	if (err == -EAGAIN || err == -ENOMEM)
+		return BLK_STS_RESOURCE;
+	pr_err_ratelimited("%s: cannot submit a request: %d\n",
+			   dev->disk->disk_name, err);
+	return BLK_STS_IOERR;
+}
+
+static enum blk_eh_timer_return riftblk_clt_timeout(struct request *rq)
+{
+	pr_info_ratelimited("%s: request at sector %llu still with the transport after %us\n",
+			    rq->q->disk ? rq->q->disk->disk_name : "?",
+			    (unsigned long long)blk_rq_pos(rq), RIFTBLK_RQ_TIMEOUT / HZ);
+	return BLK_EH_RESET_TIMER;
+}
+
+static const struct blk_mq_ops riftblk_clt_mq_ops = {
+	.queue_rq	= riftblk_clt_queue_rq,
+	.complete	= riftblk_clt_complete,
+	.timeout	= riftblk_clt_timeout,
+};
+
+static int riftblk_clt_open(struct block_device *bdev, fmode_t mode)
+{
+	struct riftblk_clt_dev *dev = bdev->bd_disk->private_data;
+	int err = 0;
+
+	mutex_lock(&dev->lock);
+	if (dev->state != RIFTBLK_CLT_MAPPED)
+		err = -ENXIO;
+	else if ((mode & FMODE_WRITE) && dev->access_mode == RIFTBLK_ACCESS_RO)
+		err = -EROFS;
+	else
+		dev->open_cnt++;
+	mutex_unlock(&dev->lock);
+	return err;
+}
+
+static void riftblk_clt_release(struct gendisk *disk, fmode_t mode)
+{
+	struct riftblk_clt_dev *dev = disk->private_data;
+
+	mutex_lock(&dev->lock);
+	dev->open_cnt--;
+	mutex_unlock(&dev->lock);
+}
+
+/* The last reference to the disk is gone: nothing can reach @dev. */
+static void riftblk_clt_free_disk(struct gendisk *disk)
+{
+	struct riftblk_clt_dev *dev = disk->private_data;
+
+	ida_free(&riftblk_clt_ida, dev->idx);
+	kfree(dev);
+}
+
+static const struct block_device_operations riftblk_clt_fops = {
+	.owner		= THIS_MODULE,
+	.open		= riftblk_clt_open,
+	.release	= riftblk_clt_release,
+	.free_disk	= riftblk_clt_free_disk,
+};
+
+/* ------------------------------------------------------------------ */
+/* Talking to the server                                               */
+/* ------------------------------------------------------------------ */
+
+static int riftblk_clt_ask_info(struct riftblk_clt_sess *sess, u16 type,
+				const void *msg, size_t len,
+				struct riftblk_dev_info *info)
+{
+	void *buf;
+	int err;
+
+	buf = (void *)__get_free_page(GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = riftblk_clt_sync_req(sess, RIFT_READ, msg, len, buf, RIFTBLK_RSP_BUF_LEN);
+	if (!err) {
+		err = riftblk_dev_info_decode(type, buf, RIFTBLK_RSP_BUF_LEN, info);
+		if (err)
+			pr_err("session %s: malformed answer from the server: %d\n",
+			       sess->name, err);
+	}
+	free_page((unsigned long)buf);
+	return err;
+}
+
+static int riftblk_clt_send_open(struct riftblk_clt_sess *sess, const char *path,
+				 u16 mode, struct riftblk_dev_info *info)
+{
+	struct riftblk_open *open;
+	u8 msg[sizeof(struct riftblk_wire_open)];
+	int len;
+
+	open = kzalloc(sizeof(*open), GFP_KERNEL);
+	if (!open)
+		return -ENOMEM;
+	open->access_mode = mode;
+	strscpy(open->path, path, sizeof(open->path));
+	len = riftblk_open_encode(open, msg, sizeof(msg));
+	kfree(open);
+	if (len < 0)
+		return len;
+	len = riftblk_clt_ask_info(sess, RIFTBLK_MSG_OPEN_RSP, msg, len, info);
+	if (!len && info->access_mode != mode) {
+		pr_err("session %s: server granted %s for %s, asked %s\n", sess->name,
+		       riftblk_access_mode_name(info->access_mode), path,
+		       riftblk_access_mode_name(mode));
+		return -EPROTO;
+	}
+	return len;
+}
+
+static int riftblk_clt_send_dev(struct riftblk_clt_dev *dev, u16 type,
+				struct riftblk_dev_info *info)
+{
+	u8 msg[sizeof(struct riftblk_wire_dev)];
+	int len;
+
+	len = riftblk_dev_encode(type, dev->dev_id, msg, sizeof(msg));
+	if (len < 0)
+		return len;
+	if (type == RIFTBLK_MSG_CLOSE)
+		return riftblk_clt_sync_req(dev->sess, RIFT_WRITE, msg, len, NULL, 0);
+	return riftblk_clt_ask_info(dev->sess, RIFTBLK_MSG_INFO_RSP, msg, len, info);
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue limits and size                                               */
+/* ------------------------------------------------------------------ */
+
+static void riftblk_clt_set_limits(struct riftblk_clt_dev *dev)
+{
+	const struct riftblk_dev_info *info = &dev->info;
+	struct request_queue *q = dev->disk->queue;
+	u32 max_sectors = round_down(dev->sess->max_io_size, PAGE_SIZE) >> SECTOR_SHIFT;
+	/* Whole-byte lengths of one request must fit the IO message's len. */
+	u32 cap = U32_MAX >> SECTOR_SHIFT;
+
+	blk_queue_logical_block_size(q, info->logical_block_size);
+	blk_queue_physical_block_size(q, info->physical_block_size);
+	blk_queue_io_min(q, info->io_min);
+	blk_queue_io_opt(q, info->io_opt);
+	blk_queue_max_hw_sectors(q, max_sectors);
+	blk_queue_max_segments(q, min_t(u32, dev->sess->max_segments, USHRT_MAX));
+	/* Reads go through one page-granular MR: no gaps inside a page. */
+	blk_queue_virt_boundary(q, PAGE_SIZE - 1);
+	blk_queue_max_discard_segments(q, 1);
+	blk_queue_max_discard_sectors(q, min(info->max_discard_sectors, cap));
+	q->limits.discard_granularity = info->max_discard_sectors ?
+		max(info->discard_granularity, info->logical_block_size) : 0;
+	blk_queue_max_write_zeroes_sectors(q, min(info->max_write_zeroes_sectors, cap));
+	blk_queue_max_secure_erase_sectors(q, min(info->max_secure_erase_sectors, cap));
+	blk_queue_write_cache(q, info->caps & RIFTBLK_CAP_WRITE_CACHE,
+			      info->caps & RIFTBLK_CAP_FUA);
+	if (info->caps & RIFTBLK_CAP_ROTATIONAL)
+		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
+	else
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_rq_timeout(q, RIFTBLK_RQ_TIMEOUT);
+}
+
+static void riftblk_clt_size_work(struct work_struct *work)
+{
+	struct riftblk_clt_dev *dev = container_of(to_delayed_work(work),
+						   struct riftblk_clt_dev, size_work);
+	unsigned int ms = READ_ONCE(size_poll_ms);
+	struct riftblk_dev_info info;
+
+	mutex_lock(&dev->lock);
+	if (ms && dev->state == RIFTBLK_CLT_MAPPED && !READ_ONCE(dev->sess->disconnected) &&
+	    !riftblk_clt_send_dev(dev, RIFTBLK_MSG_INFO, &info) &&
+	    info.logical_block_size == dev->info.logical_block_size &&
+	    info.nr_sectors != dev->info.nr_sectors) {
+		pr_info("%s: size changed on the server: %llu -> %llu sectors\n",
+			dev->disk->disk_name, dev->info.nr_sectors, info.nr_sectors);
+		dev->info.nr_sectors = info.nr_sectors;
+		set_capacity_and_notify(dev->disk, info.nr_sectors);
+	}
+	mutex_unlock(&dev->lock);
+	/* Polling off: look again later whether it was turned back on. */
+	queue_delayed_work(system_long_wq, &dev->size_work,
+			   msecs_to_jiffies(ms ? ms : 1000));
+}
+
+/* ------------------------------------------------------------------ */
+/* sysfs: /sys/block/riftblk<N>/riftblk/                               */
+/* ------------------------------------------------------------------ */
+
+static struct riftblk_clt_dev *to_clt_dev(struct kobject *kobj)
+{
+	return container_of(kobj, struct riftblk_clt_dev, kobj);
+}
+
+static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	struct riftblk_clt_dev *dev = to_clt_dev(kobj);
+	const char *s;
+
+	if (READ_ONCE(dev->state) != RIFTBLK_CLT_MAPPED)
+		s = "unmapping";
+	else if (READ_ONCE(dev->sess->disconnected))
+		s = "disconnected";
+	else
+		s = "mapped";
+	return sysfs_emit(buf, "%s\n", s);
+}
+
+static struct kobj_attribute riftblk_clt_attr_state = __ATTR_RO(state);
+
+static ssize_t session_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_clt_dev(kobj)->sess->name);
+}
+
+static struct kobj_attribute riftblk_clt_attr_session = __ATTR_RO(session);
+
+static ssize_t mapping_path_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_clt_dev(kobj)->device_path);
+}
+
+static struct kobj_attribute riftblk_clt_attr_mapping_path = __ATTR_RO(mapping_path);
+
+static ssize_t access_mode_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  riftblk_access_mode_name(to_clt_dev(kobj)->access_mode));
+}
+
+static struct kobj_attribute riftblk_clt_attr_access_mode = __ATTR_RO(access_mode);
+
+static ssize_t unmap_device_store(struct kobject *kobj, struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct riftblk_clt_dev *dev = to_clt_dev(kobj);
+	bool force;
+	int err;
+
+	if (sysfs_streq(buf, "force"))
+		force = true;
+	else if (sysfs_streq(buf, "1"))
+		force = false;
+	else
+		return -EINVAL;
+	/* The file goes with the device: keep the device while it does. */
+	kobject_get(kobj);
+	err = riftblk_clt_dev_unmap(dev, force, &attr->attr);
+	kobject_put(kobj);
+	return err ? err : count;
+}
+
+static struct kobj_attribute riftblk_clt_attr_unmap_device = __ATTR_WO(unmap_device);
+
+/*
+ * Map the device again on the server under a new handle (after the
+ * server lost the mapping: reload, force-close) and take its current
+ * size and limits.  IO waits in the frozen queue meanwhile.
+ */
+static int riftblk_clt_remap(struct riftblk_clt_dev *dev)
+{
+	struct riftblk_dev_info info;
+	int err;
+
+	mutex_lock(&dev->lock);
+	if (dev->state != RIFTBLK_CLT_MAPPED) {
+		mutex_unlock(&dev->lock);
+		return -ENODEV;
+	}
+	blk_mq_freeze_queue(dev->disk->queue);
+	/* Either end may still hold the old mapping: drop it first. */
+	err = riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
+	if (err && err != -ENODEV)
+		pr_info("%s: remap: closing the old mapping: %d\n",
+			dev->disk->disk_name, err);
+	err = riftblk_clt_send_open(dev->sess, dev->device_path, dev->access_mode, &info);
+	if (!err && info.logical_block_size != dev->info.logical_block_size)
+		err = -EMEDIUMTYPE;
+	if (!err) {
+		WRITE_ONCE(dev->dev_id, info.dev_id);
+		dev->info = info;
+		riftblk_clt_set_limits(dev);
+		set_capacity_and_notify(dev->disk, info.nr_sectors);
+		pr_info("%s: remapped %s as dev_id %u\n", dev->disk->disk_name,
+			dev->device_path, info.dev_id);
+	} else {
+		pr_err("%s: remap of %s failed: %d\n", dev->disk->disk_name,
+		       dev->device_path, err);
+	}
+	blk_mq_unfreeze_queue(dev->disk->queue);
+	mutex_unlock(&dev->lock);
+	return err;
+}
+
+static ssize_t remap_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	int err;
+
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	err = riftblk_clt_remap(to_clt_dev(kobj));
+	return err ? err : count;
+}
+
+static struct kobj_attribute riftblk_clt_attr_remap = __ATTR_WO(remap);
+
+static struct attribute *riftblk_clt_dev_attrs[] = {
+	&riftblk_clt_attr_state.attr,
+	&riftblk_clt_attr_session.attr,
+	&riftblk_clt_attr_mapping_path.attr,
+	&riftblk_clt_attr_access_mode.attr,
+	&riftblk_clt_attr_unmap_device.attr,
+	&riftblk_clt_attr_remap.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(riftblk_clt_dev);
+
+/* The directory's hold on the disk; the disk's release frees @dev. */
+static void riftblk_clt_kobj_release(struct kobject *kobj)
+{
+	put_disk(to_clt_dev(kobj)->disk);
+}
+
+static struct kobj_type riftblk_clt_dev_ktype = {
+	.release	= riftblk_clt_kobj_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= riftblk_clt_dev_groups,
+};
+
+/* ------------------------------------------------------------------ */
+/* Map and unmap                                                       */
+/* ------------------------------------------------------------------ */
+
+static int riftblk_clt_dev_setup(struct riftblk_clt_dev *dev)
+{
+	struct blk_mq_tag_set *set = &dev->tag_set;
+	struct gendisk *disk;
+	int err;
+
+	set->ops = &riftblk_clt_mq_ops;
+	/* One per CPU, each feeding that CPU's connection. */
+	set->nr_hw_queues = nr_cpu_ids;
+	set->nr_maps = 1;
+	set->queue_depth = dev->sess->queue_depth;
+	set->numa_node = NUMA_NO_NODE;
+	set->cmd_size = sizeof(struct riftblk_clt_iu) +
+			dev->sess->max_segments * sizeof(struct scatterlist);
+	/* Tags shared across the queues: no more in flight than permits. */
+	set->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_TAG_HCTX_SHARED;
+	set->driver_data = dev;
+	err = blk_mq_alloc_tag_set(set);
+	if (err)
+		return err;
+	disk = blk_mq_alloc_disk(set, dev);
+	if (IS_ERR(disk)) {
+		blk_mq_free_tag_set(set);
+		return PTR_ERR(disk);
+	}
+	dev->disk = disk;
+	disk->major = riftblk_major;
+	disk->first_minor = dev->idx << RIFTBLK_PART_SHIFT;
+	disk->minors = 1 << RIFTBLK_PART_SHIFT;
+	disk->fops = &riftblk_clt_fops;
+	disk->private_data = dev;
+	snprintf(disk->disk_name, sizeof(disk->disk_name), "riftblk%d", dev->idx);
+	riftblk_clt_set_limits(dev);
+	set_capacity(disk, dev->info.nr_sectors);
+	if (dev->access_mode == RIFTBLK_ACCESS_RO)
+		set_disk_ro(disk, true);
+	return 0;
+}
+
+/**
+ * riftblk_clt_dev_map() - map a device of the server
+ * @sess: session, with a reference the device takes over on success
+ * @args: the map_device line
+ *
+ * Return: 0, or a negative errno with nothing left behind.
+ */
+int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
+			const struct riftblk_map_args *args)
+{
+	struct riftblk_clt_dev *dev;
+	int err;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->idx = ida_alloc_max(&riftblk_clt_ida, (1 << (MINORBITS - RIFTBLK_PART_SHIFT)) - 1,
+				 GFP_KERNEL);
+	if (dev->idx < 0) {
+		err = dev->idx;
+		kfree(dev);
+		return err;
+	}
+	dev->sess = sess;
+	mutex_init(&dev->lock);
+	INIT_LIST_HEAD(&dev->entry);
+	INIT_DELAYED_WORK(&dev->size_work, riftblk_clt_size_work);
+	dev->access_mode = args->access_mode;
+	strscpy(dev->device_path, args->device_path, sizeof(dev->device_path));
+
+	err = riftblk_clt_send_open(sess, dev->device_path, dev->access_mode, &dev->info);
+	if (err) {
+		pr_err("map_device: server refused %s (%s) on session %s: %d\n",
+		       dev->device_path, riftblk_access_mode_name(dev->access_mode),
+		       sess->name, err);
+		goto err_free;
+	}
+	dev->dev_id = dev->info.dev_id;
+	err = riftblk_clt_dev_setup(dev);
+	if (err)
+		goto err_close;
+	err = add_disk(dev->disk);
+	if (err)
+		goto err_disk;
+	/*
+	 * From here the disk's release frees @dev, and the kobject holds the
+	 * disk's first reference.
+	 */
+	kobject_init(&dev->kobj, &riftblk_clt_dev_ktype);
+	err = kobject_add(&dev->kobj, &disk_to_dev(dev->disk)->kobj, "riftblk");
+	if (err) {
+		dev->state = RIFTBLK_CLT_UNMAPPING;
+		del_gendisk(dev->disk);
+		riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
+		blk_mq_free_tag_set(&dev->tag_set);
+		kobject_put(&dev->kobj);
+		return err;
+	}
+	mutex_lock(&riftblk_clt_lock);
+	list_add_tail(&dev->entry, &riftblk_clt_devs);
+	mutex_unlock(&riftblk_clt_lock);
+	queue_delayed_work(system_long_wq, &dev->size_work,
+			   msecs_to_jiffies(size_poll_ms ? size_poll_ms : 1000));
+	pr_info("%s: mapped %s (%s) over session %s: %llu sectors, dev_id %u\n",
+		dev->disk->disk_name, dev->device_path,
+		riftblk_access_mode_name(dev->access_mode), sess->name,
+		dev->info.nr_sectors, dev->dev_id);
+	return 0;
+
+err_disk:
+	put_disk(dev->disk);
+	blk_mq_free_tag_set(&dev->tag_set);
+err_close:
+	riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
+err_free:
+	ida_free(&riftblk_clt_ida, dev->idx);
+	kfree(dev);
+	return err;
+}
+
+/**
+ * riftblk_clt_dev_unmap() - unmap a device
+ * @dev: device; the caller holds a reference to its kobject
+ * @force: unmap even if the device is open (its IO then fails)
+ * @self: the sysfs file being written, which is removed first; NULL if
+ *	not called from sysfs
+ *
+ * Return: 0, -EBUSY if open and not @force, -EALREADY if another unmap
+ * is going on.
+ */
+int riftblk_clt_dev_unmap(struct riftblk_clt_dev *dev, bool force,
+			  const struct attribute *self)
+{
+	struct riftblk_clt_sess *sess = dev->sess;
+	int err;
+
+	mutex_lock(&dev->lock);
+	if (dev->state != RIFTBLK_CLT_MAPPED) {
+		mutex_unlock(&dev->lock);
+		return -EALREADY;
+	}
+	if (dev->open_cnt && !force) {
+		mutex_unlock(&dev->lock);
+		pr_info("%s: not unmapped: open %u times (write 'force' to unmap anyway)\n",
+			dev->disk->disk_name, dev->open_cnt);
+		return -EBUSY;
+	}
+	dev->state = RIFTBLK_CLT_UNMAPPING;
+	mutex_unlock(&dev->lock);
+	/* Removing the directory would otherwise wait for this very write. */
+	if (self)
+		sysfs_remove_file_self(&dev->kobj, self);
+
+	mutex_lock(&riftblk_clt_lock);
+	list_del_init(&dev->entry);
+	mutex_unlock(&riftblk_clt_lock);
+	cancel_delayed_work_sync(&dev->size_work);
+	kobject_del(&dev->kobj);
+	/* Waits for the IO in flight, which the transport completes. */
+	del_gendisk(dev->disk);
+	err = riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
+	if (err)
+		pr_info("%s: the server did not confirm the unmap: %d\n",
+			dev->disk->disk_name, err);
+	pr_info("%s: unmapped %s\n", dev->disk->disk_name, dev->device_path);
+	blk_mq_free_tag_set(&dev->tag_set);
+	kobject_put(&dev->kobj);
+	riftblk_clt_sess_put(sess);
+	return 0;
+}
+
+/**
+ * riftblk_clt_unmap_all() - unmap every device, open or not (module exit)
+ */
+void riftblk_clt_unmap_all(void)
+{
+	struct riftblk_clt_dev *dev;
+
+	for (;;) {
+		mutex_lock(&riftblk_clt_lock);
+		dev = list_first_entry_or_null(&riftblk_clt_devs,
+					       struct riftblk_clt_dev, entry);
+		if (dev)
+			kobject_get(&dev->kobj);
+		mutex_unlock(&riftblk_clt_lock);
+		if (!dev)
+			return;
+		riftblk_clt_dev_unmap(dev, true, NULL);
+		kobject_put(&dev->kobj);
+	}
+}
+
+/**
+ * riftblk_clt_dev_init() - register the block major
+ *
+ * Return: 0 or a negative errno.
+ */
+int riftblk_clt_dev_init(void)
+{
+	riftblk_major = register_blkdev(0, "riftblk");
+	if (riftblk_major < 0) {
+		pr_err("cannot register a block major: %d\n", riftblk_major);
+		return riftblk_major;
+	}
+	return 0;
+}
+
+/**
+ * riftblk_clt_dev_exit() - release the block major
+ */
+void riftblk_clt_dev_exit(void)
+{
+	unregister_blkdev(riftblk_major, "riftblk");
+	ida_destroy(&riftblk_clt_ida);
+}

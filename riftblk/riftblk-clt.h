@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * riftblk client: what its files share.
+ */
+#ifndef _RIFTBLK_CLT_H
+#define _RIFTBLK_CLT_H
+
+#include <linux/blk-mq.h>
+#include <linux/kobject.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+
+#include <rift/rift.h>
+#include <riftblk/riftblk-proto.h>
+#include <riftblk/riftblk-args.h>
+
+/**
+ * struct riftblk_clt_sess - a Rift session, shared by the devices mapped
+ *	over it
+ * @entry: in the session list, under riftblk_clt_lock
+ * @refs: devices using it, and a map being set up; under riftblk_clt_lock
+ * @name: session name
+ * @rsess: the transport's session
+ * @ops: link event callback, with this as its data
+ * @disconnected: the transport reported no connected path
+ * @queue_depth: permits
+ * @max_io_size: bytes per request
+ * @max_segments: scatterlist entries per request
+ */
+struct riftblk_clt_sess {
+	struct list_head	entry;
+	unsigned int		refs;
+	char			name[RIFT_NAME_MAX + 1];
+	struct rift_clt_sess	*rsess;
+	struct rift_clt_ops	ops;
+	bool			disconnected;
+	u32			queue_depth;
+	u32			max_io_size;
+	u32			max_segments;
+};
+
+/**
+ * enum riftblk_clt_state - state of a mapped device
+ * @RIFTBLK_CLT_MAPPED: serving IO
+ * @RIFTBLK_CLT_UNMAPPING: being unmapped; no new opener
+ */
+enum riftblk_clt_state {
+	RIFTBLK_CLT_MAPPED,
+	RIFTBLK_CLT_UNMAPPING,
+};
+
+/**
+ * struct riftblk_clt_dev - a mapped device, /dev/riftblk<idx>
+ * @kobj: /sys/block/riftblk<idx>/riftblk/; holds a disk reference
+ * @entry: in the device list, under riftblk_clt_lock
+ * @sess: session it is mapped over; a reference
+ * @idx: device index
+ * @disk: the disk; frees this struct when released (free_disk)
+ * @tag_set: its blk-mq tags
+ * @lock: @state, @open_cnt, and remaps and unmaps against each other
+ * @state: enum riftblk_clt_state
+ * @open_cnt: openers of the disk
+ * @dev_id: the server's handle of the mapping
+ * @access_mode: enum riftblk_access_mode
+ * @device_path: device path on the server
+ * @info: what the server said about the device last
+ * @size_work: re-reads the size from the server periodically
+ */
+struct riftblk_clt_dev {
+	struct kobject			kobj;
+	struct list_head		entry;
+	struct riftblk_clt_sess		*sess;
+	int				idx;
+	struct gendisk			*disk;
+	struct blk_mq_tag_set		tag_set;
+	struct mutex			lock;	/* see above */
+	enum riftblk_clt_state		state;
+	unsigned int			open_cnt;
+	u32				dev_id;
+	u16				access_mode;
+	char				device_path[RIFTBLK_PATH_MAX];
+	struct riftblk_dev_info		info;
+	struct delayed_work		size_work;
+};
+
+extern struct mutex riftblk_clt_lock;
+
+int riftblk_clt_sync_req(struct riftblk_clt_sess *sess, enum rift_dir dir,
+			 const void *usr, size_t usrlen, void *buf, size_t buflen);
+void riftblk_clt_sess_put(struct riftblk_clt_sess *sess);
+int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
+			const struct riftblk_map_args *args);
+int riftblk_clt_dev_unmap(struct riftblk_clt_dev *dev, bool force,
+			  const struct attribute *self);
+int riftblk_clt_dev_init(void);
+void riftblk_clt_dev_exit(void);
+void riftblk_clt_unmap_all(void);
+
+#endif /* _RIFTBLK_CLT_H */

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * riftblk server: the IO path.
+ *
+ * Requests arrive in the transport's softirq, where submit_bio() must not
+ * be called (it may sleep for a tag or in throttling): each IO is checked
+ * there, counted on its mapping and handed to a per-CPU workqueue, which
+ * builds the bio straight over the transport's chunk and submits it.  The
+ * bio's completion answers the request.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/mempool.h>
+#include <linux/mm.h>
+#include <linux/bio.h>
+
+#include "riftblk-srv.h"
+
+/* IOs that can always be started, even when GFP_ATOMIC memory is short. */
+#define RIFTBLK_SRV_IO_RESERVE	64
+
+/**
+ * struct riftblk_srv_io - one IO between rdma_ev and its answer
+ * @work: submits the bio(s)
+ * @map: mapping, kept by its inflight count
+ * @op: the transport's request
+ * @data: the request's data buffer
+ * @io: the decoded IO
+ */
+struct riftblk_srv_io {
+	struct work_struct	work;
+	struct riftblk_srv_map	*map;
+	struct rift_srv_op	*op;
+	void			*data;
+	struct riftblk_io	io;
+};
+
+static struct kmem_cache *riftblk_srv_io_cache;
+static mempool_t *riftblk_srv_io_pool;
+static struct workqueue_struct *riftblk_srv_io_wq;
+
+static bool riftblk_io_writes(u16 op)
+{
+	return op == RIFTBLK_OP_WRITE || op == RIFTBLK_OP_DISCARD ||
+	       op == RIFTBLK_OP_WRITE_ZEROES || op == RIFTBLK_OP_SECURE_ERASE;
+}
+
+/* What the device and the mapping allow; the peer is not trusted. */
+static int riftblk_srv_io_check(struct riftblk_srv_map *map,
+				const struct riftblk_io *io)
+{
+	struct block_device *bdev = map->bdev;
+	u32 lbs = bdev_logical_block_size(bdev);
+	sector_t nr = bdev_nr_sectors(bdev);
+
+	if (riftblk_io_writes(io->op) && map->access_mode == RIFTBLK_ACCESS_RO)
+		return -EROFS;
+	if (io->op == RIFTBLK_OP_FLUSH)
+		return 0;
+	if (((io->sector << SECTOR_SHIFT) | io->len) & (lbs - 1))
+		return -EINVAL;
+	if (io->sector > nr || (io->len >> SECTOR_SHIFT) > nr - io->sector)
+		return -ERANGE;
+	switch (io->op) {
+	case RIFTBLK_OP_DISCARD:
+		return bdev_max_discard_sectors(bdev) ? 0 : -EOPNOTSUPP;
+	case RIFTBLK_OP_WRITE_ZEROES:
+		return bdev_write_zeroes_sectors(bdev) ? 0 : -EOPNOTSUPP;
+	case RIFTBLK_OP_SECURE_ERASE:
+		return bdev_max_secure_erase_sectors(bdev) ? 0 : -EOPNOTSUPP;
+	default:
+		return 0;
+	}
+}
+
+static void riftblk_srv_io_end(struct bio *bio)
+{
+	struct riftblk_srv_io *ctx = bio->bi_private;
+	struct riftblk_srv_map *map = ctx->map;
+	int err = blk_status_to_errno(bio->bi_status);
+
+	bio_put(bio);
+	rift_srv_resp(ctx->op, err);
+	mempool_free(ctx, riftblk_srv_io_pool);
+	/* The mapping may be freed as soon as this reaches zero. */
+	if (atomic_dec_and_test(&map->inflight))
+		wake_up_all(&riftblk_srv_idle_wait);
+}
+
+static blk_opf_t riftblk_srv_opf(const struct riftblk_io *io)
+{
+	blk_opf_t opf;
+
+	switch (io->op) {
+	case RIFTBLK_OP_READ:
+		opf = REQ_OP_READ;
+		break;
+	case RIFTBLK_OP_WRITE:
+		opf = REQ_OP_WRITE;
+		break;
+	case RIFTBLK_OP_FLUSH:
+		opf = REQ_OP_WRITE | REQ_PREFLUSH;
+		break;
+	case RIFTBLK_OP_DISCARD:
+		opf = REQ_OP_DISCARD;
+		break;
+	case RIFTBLK_OP_WRITE_ZEROES:
+		opf = REQ_OP_WRITE_ZEROES;
+		if (io->flags & RIFTBLK_IO_F_NOUNMAP)
+			opf |= REQ_NOUNMAP;
+		break;
+	default:
+		opf = REQ_OP_SECURE_ERASE;
+		break;
+	}
+	if (io->flags & RIFTBLK_IO_F_FUA)
+		opf |= REQ_FUA;
+	if (io->flags & RIFTBLK_IO_F_PREFLUSH)
+		opf |= REQ_PREFLUSH;
+	return opf;
+}
+
+static struct page *riftblk_srv_page(const void *p)
+{
+	return is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
+}
+
+static unsigned short riftblk_srv_nr_vecs(const u8 *p, u32 left)
+{
+	return min_t(u32, DIV_ROUND_UP(offset_in_page(p) + left, PAGE_SIZE),
+		     BIO_MAX_VECS);
+}
+
+/*
+ * The data stays where the transport put it: the bio points at the
+ * chunk's pages, which stay the request's until it is answered.
+ */
+static void riftblk_srv_io_work(struct work_struct *work)
+{
+	struct riftblk_srv_io *ctx = container_of(work, struct riftblk_srv_io, work);
+	struct block_device *bdev = ctx->map->bdev;
+	blk_opf_t opf = riftblk_srv_opf(&ctx->io);
+	bool data = ctx->io.op == RIFTBLK_OP_READ || ctx->io.op == RIFTBLK_OP_WRITE;
+	u8 *p = ctx->data;
+	u32 left = data ? ctx->io.len : 0;
+	struct bio *bio, *next;
+	u32 n;
+
+	/* GFP_NOIO from the bio set's mempool: this cannot fail. */
+	bio = bio_alloc(bdev, data ? riftblk_srv_nr_vecs(p, left) : 0, opf, GFP_NOIO);
+	bio->bi_iter.bi_sector = ctx->io.sector;
+	if (!data && ctx->io.op != RIFTBLK_OP_FLUSH)
+		bio->bi_iter.bi_size = ctx->io.len;
+	while (left) {
+		n = min_t(u32, left, PAGE_SIZE - offset_in_page(p));
+		if (bio_add_page(bio, riftblk_srv_page(p), n, offset_in_page(p)) == n) {
+			p += n;
+			left -= n;
+			continue;
+		}
+		/* Longer than one bio holds: chain the rest behind it. */
+		next = bio_alloc(bdev, riftblk_srv_nr_vecs(p, left), opf, GFP_NOIO);
+		next->bi_iter.bi_sector = bio_end_sector(bio);
+		bio_chain(bio, next);
+		submit_bio(bio);
+		bio = next;
+	}
+	bio->bi_private = ctx;
+	bio->bi_end_io = riftblk_srv_io_end;
+	submit_bio(bio);
+}
+
+/**
+ * riftblk_srv_io_start() - check an IO request and queue it
+ * @sess: session it came on
+ * @op: the transport's request
+ * @dir: its direction
+ * @data: its data buffer
+ * @datalen: bytes of @data
+ * @usr: a copy of its ULP header
+ * @usrlen: bytes of @usr
+ *
+ * Softirq context.
+ *
+ * Return: 0 if queued (it will be answered), a negative errno to answer
+ * it with otherwise.
+ */
+int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,
+			 enum rift_dir dir, void *data, size_t datalen,
+			 const void *usr, size_t usrlen)
+{
+	struct riftblk_srv_map *map;
+	struct riftblk_srv_io *ctx;
+	struct riftblk_io io;
+	bool has_data, rd_op, rd_req = dir == RIFT_READ;
+	int err;
+
+	err = riftblk_io_decode(usr, usrlen, &io);
+	if (err)
+		return err;
+	has_data = io.op == RIFTBLK_OP_READ || io.op == RIFTBLK_OP_WRITE;
+	rd_op = io.op == RIFTBLK_OP_READ;
+	if (rd_op != rd_req ||
+	    datalen != (has_data ? io.len : 0))
+		return -EBADMSG;
+
+	ctx = mempool_alloc(riftblk_srv_io_pool, GFP_ATOMIC);
+	if (!ctx)
+		return -ENOMEM;
+	spin_lock_bh(&sess->lock);
+	map = xa_load(&sess->maps, io.dev_id);
+	err = !map || map->closing ? -ENODEV : riftblk_srv_io_check(map, &io);
+	if (!err)
+		atomic_inc(&map->inflight);
+	spin_unlock_bh(&sess->lock);
+	if (err) {
+		mempool_free(ctx, riftblk_srv_io_pool);
+		return err;
+	}
+	INIT_WORK(&ctx->work, riftblk_srv_io_work);
+	ctx->map = map;
+	ctx->op = op;
+	ctx->data = data;
+	ctx->io = io;
+	queue_work(riftblk_srv_io_wq, &ctx->work);
+	return 0;
+}
+
+/**
+ * riftblk_srv_io_init() - set up the IO path
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int riftblk_srv_io_init(void)
+{
+	riftblk_srv_io_cache = KMEM_CACHE(riftblk_srv_io, 0);
+	if (!riftblk_srv_io_cache)
+		return -ENOMEM;
+	riftblk_srv_io_pool = mempool_create_slab_pool(RIFTBLK_SRV_IO_RESERVE,
+						       riftblk_srv_io_cache);
+	if (!riftblk_srv_io_pool)
+		goto err_cache;
+	/* Per-CPU: an IO is submitted on the CPU its request arrived on. */
+	riftblk_srv_io_wq = alloc_workqueue("riftblk_srv_io",
+					    WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!riftblk_srv_io_wq)
+		goto err_pool;
+	return 0;
+
+err_pool:
+	mempool_destroy(riftblk_srv_io_pool);
+err_cache:
+	kmem_cache_destroy(riftblk_srv_io_cache);
+	return -ENOMEM;
+}
+
+/**
+ * riftblk_srv_io_exit() - tear the IO path down; no IO may be in flight
+ */
+void riftblk_srv_io_exit(void)
+{
+	destroy_workqueue(riftblk_srv_io_wq);
+	mempool_destroy(riftblk_srv_io_pool);
+	kmem_cache_destroy(riftblk_srv_io_cache);
+}
