@@ -12,6 +12,9 @@
 
 #include "rift-clt.h"
 
+/* Wait before posting again a request that found no MR or memory. */
+#define RIFT_CLT_RETRY_DELAY	msecs_to_jiffies(10)
+
 static const char * const rift_clt_mp_policy_names[RIFT_CLT_MP_NR] = {
 	[RIFT_CLT_MP_ROUND_ROBIN]	= "round-robin",
 	[RIFT_CLT_MP_MIN_INFLIGHT]	= "min-inflight",
@@ -219,8 +222,26 @@ static void rift_clt_failover_work(struct work_struct *work)
 			wait = true;
 			continue;
 		}
+		/*
+		 * Out of MRs or memory for a moment, on a path that is up: try
+		 * again shortly rather than fail a request that has time left.
+		 */
+		if ((err == -EAGAIN || err == -ENOMEM) &&
+		    rift_clt_sess_may_wait(sess) &&
+		    time_before(jiffies, req->deadline)) {
+			rift_clt_req_park(req);
+			if (!wait || time_before(jiffies + RIFT_CLT_RETRY_DELAY, next))
+				next = jiffies + RIFT_CLT_RETRY_DELAY;
+			wait = true;
+			continue;
+		}
 		atomic64_inc(&sess->failover_errors);
-		rift_clt_req_fail_pending(req, err == -ENOTCONN ? -ETIMEDOUT : err);
+		/* As every other request the close finds: reset, not timed out. */
+		if (READ_ONCE(sess->closing))
+			err = -ECONNRESET;
+		else if (err == -ENOTCONN)
+			err = -ETIMEDOUT;
+		rift_clt_req_fail_pending(req, err);
 	}
 	if (wait)
 		mod_delayed_work(sess->wq, &sess->failover_work,
