@@ -489,3 +489,15 @@ riftblk_pattern()
 	openssl enc -aes-128-ctr -nosalt -pass "pass:$3" -pbkdf2 \
 		-in <(head -c "$(($2 << 20))" /dev/zero) -out "$1" 2>/dev/null
 }
+
+# rift_kmalloc_snapshot FILE: in-use kmalloc objects, per cache, into
+# FILE (caches shrunk first); prints the sum.
+rift_kmalloc_snapshot()
+{
+	local f
+	for f in /sys/kernel/slab/kmalloc-*/shrink; do
+		echo 1 > "$f"
+	done
+	awk '/^kmalloc-/ { print $1, $2 }' /proc/slabinfo > "$1"
+	awk '{ n += $2 } END { print n }' "$1"
+}

@@ -23,16 +23,6 @@ W=/tmp/riftblk_cycles
 ktap_header
 ktap_plan 9
 
-kmalloc_snapshot()
-{
-	local f
-	for f in /sys/kernel/slab/kmalloc-*/shrink; do
-		echo 1 > "$f"
-	done
-	awk '/^kmalloc-/ { print $1, $2 }' /proc/slabinfo > "$1"
-	awk '{ n += $2 } END { print n }' "$1"
-}
-
 refcnts()
 {
 	local m
@@ -77,7 +67,7 @@ ktap_check "null_blk backing device, 64 MiB" riftblk_nullb $NB 64
 bad=$(cycles $WARMUP 1000)
 ktap_check "$WARMUP warm-up cycles" test "$bad" = 0
 sleep 2
-k0=$(kmalloc_snapshot "$W/slab0")
+k0=$(rift_kmalloc_snapshot "$W/slab0")
 m0=$(refcnts)
 l0=$(leftovers)
 ktap_info "before: kmalloc objects $k0; $m0"
@@ -87,7 +77,7 @@ ms=$(($(rift_now_ms) - t0))
 ktap_info "$CYCLES cycles in $ms ms ($((ms / CYCLES)) ms each), $bad failed"
 ktap_check "$CYCLES cycles of map, verified IO, unmap" test "$bad" = 0
 sleep 2
-k1=$(kmalloc_snapshot "$W/slab1")
+k1=$(rift_kmalloc_snapshot "$W/slab1")
 m1=$(refcnts)
 l1=$(leftovers)
 ktap_info "after: kmalloc objects $k1; $m1"

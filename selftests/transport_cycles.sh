@@ -23,17 +23,6 @@ LEAK_MAX=100
 ktap_header
 ktap_plan 11
 
-# In-use kmalloc objects, per cache, into FILE; prints the sum.
-kmalloc_snapshot()
-{
-	local f
-	for f in /sys/kernel/slab/kmalloc-*/shrink; do
-		echo 1 > "$f"
-	done
-	awk '/^kmalloc-/ { print $1, $2 }' /proc/slabinfo > "$1"
-	awk '{ n += $2 } END { print n }' "$1"
-}
-
 rdma_res()
 {
 	rdma resource show | sed 's/^[0-9]*: //' | tr '\n' ' '
@@ -82,7 +71,7 @@ echo 100 > $P/reconnect_delay_ms
 bad=$(cycles $WARMUP 1000)
 ktap_check "$WARMUP warm-up cycles (first connects fill caches for good)" test "$bad" = 0
 sleep 2
-k0=$(kmalloc_snapshot "$RIFT_OUT/cycles.slab0")
+k0=$(rift_kmalloc_snapshot "$RIFT_OUT/cycles.slab0")
 r0=$(rdma_res)
 m0=$(refcnts)
 l0=$(leftovers)
@@ -100,7 +89,7 @@ ktap_check "no request completed twice or out of turn" \
 
 # Let RCU callbacks and deferred work free what they hold.
 sleep 3
-k1=$(kmalloc_snapshot "$RIFT_OUT/cycles.slab1")
+k1=$(rift_kmalloc_snapshot "$RIFT_OUT/cycles.slab1")
 r1=$(rdma_res)
 m1=$(refcnts)
 l1=$(leftovers)
