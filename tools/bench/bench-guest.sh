@@ -41,7 +41,7 @@ exec > >(tee "$OUT/guest.log") 2>&1
 
 log()
 {
-	echo "bench: $*"
+	printf 'bench: %5ss %s\n' "$SECONDS" "$*"
 }
 
 # json_str TEXT: TEXT as a JSON string (quotes, backslashes, newlines go).
@@ -402,16 +402,18 @@ bench_peer()
 }
 
 # --- raw verbs limit: perftest between the two ends of link 0 -----------
-# perf_pair NAME TOOL ARGS...: server on rxe_rifta0, client on rxe_riftb0
-# over rdma_cm; the client's output goes to raw/NAME-rREP.txt.
+# perf_pair NAME TOOL ARGS...: server on rxe_rifta0, client on rxe_riftb0,
+# GID index 1 (rxe's IPv4 GID) so the QPs go over the veth link like the
+# peers' do (with rdma_cm both ends would bind 198.18.0.1 and rxe would
+# loop back locally); the client's output goes to NAME.
 perf_pair()
 {
 	local f=$1 tool=$2 spid rc=0
 	shift 2
-	timeout -k 5 120 "$tool" -d rxe_rifta0 -R -F "$@" >"$f.srv" 2>&1 &
+	timeout -k 5 $((RUNTIME + 120)) "$tool" -d rxe_rifta0 -x 1 -F "$@" >"$f.srv" 2>&1 &
 	spid=$!
 	sleep 2
-	timeout -k 5 120 "$tool" -d rxe_riftb0 -R -F "$@" 198.18.0.1 >"$f" 2>&1 || rc=$?
+	timeout -k 5 $((RUNTIME + 120)) "$tool" -d rxe_riftb0 -x 1 -F "$@" 198.18.0.1 >"$f" 2>&1 || rc=$?
 	rift_wait_pid 30 "$spid" >/dev/null 2>&1 || kill -9 "$spid" 2>/dev/null
 	return $rc
 }
@@ -435,14 +437,21 @@ bench_raw()
 	else
 		record raw "$rep" lat-4k "ib_write_lat failed: $(tail -n 1 "$f")"
 	fi
-	for bs in 4096 131072; do
-		f=$OUT/raw/bw-$bs-r$rep.txt
-		if perf_pair "$f" ib_write_bw -s "$bs" -D "$RUNTIME" && l=$(perf_line "$f") && [ -n "$l" ]; then
+	# perftest's duration mode measures between 2 s of warm-up and
+	# cool-down; its send queue depth is the fio job's.
+	for bs in 4096:32 131072:8; do
+		f=$OUT/raw/bw-${bs%:*}-r$rep.txt
+		if perf_pair "$f" ib_write_bw -s "${bs%:*}" -t "${bs#*:}" -D $((RUNTIME < 6 ? 6 : RUNTIME)) &&
+		   l=$(perf_line "$f") && [ -n "$l" ]; then
 			# #bytes #iter BW_peak BW_avg[MB/s] MsgRate[Mpps]
 			read -r -a v <<<"$l"
-			record raw "$rep" "bw-$bs" ok "bw_MBps=${v[3]}" "mpps=${v[4]}"
+			[ "${v[1]}" -gt 0 ] || {
+				record raw "$rep" "bw-${bs%:*}" "ib_write_bw: no message completed in the measured window"
+				continue
+			}
+			record raw "$rep" "bw-${bs%:*}" ok "bw_MBps=${v[3]}" "mpps=${v[4]}"
 		else
-			record raw "$rep" "bw-$bs" "ib_write_bw failed: $(tail -n 1 "$f")"
+			record raw "$rep" "bw-${bs%:*}" "ib_write_bw failed: $(tail -n 1 "$f")"
 		fi
 	done
 	log "  raw: done"
