@@ -122,7 +122,18 @@ counters()
 }
 
 # --- fio -----------------------------------------------------------------
-# run_jobs PEER REP DEV: every fio job on DEV, one record each.
+# fio_job OUTFILE DEV RW BS QD: one fio run, JSON to OUTFILE.
+fio_job()
+{
+	timeout -k 5 $((RUNTIME + 90)) fio --name="${1##*/}" --filename="$2" \
+		--ioengine=libaio --direct=1 --rw="$3" --bs="$4" --iodepth="$5" \
+		--numjobs=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
+		--norandommap --output-format=json --output="$1" > "$1.log" 2>&1
+}
+
+# run_jobs PEER REP DEV: every fio job on DEV, one record each.  Returns
+# 124 if fio hung (IO stuck in the kernel): the device cannot be torn
+# down then, and the peer is given up on.
 run_jobs()
 {
 	local peer=$1 rep=$2 dev=$3 j name rw bs qd f c0 c1 rc fields
@@ -131,17 +142,16 @@ run_jobs()
 		f=$OUT/fio/$peer-$name-r$rep.json
 		read -r -a c0 <<<"$(counters)"
 		rc=0
-		timeout -k 5 $((RUNTIME + 90)) fio --name="$name" --filename="$dev" \
-			--ioengine=libaio --direct=1 --rw="$rw" --bs="$bs" \
-			--iodepth="$qd" --numjobs=1 --runtime="$RUNTIME" --time_based \
-			--randrepeat=0 --norandommap --output-format=json \
-			--output="$f" > "$f.log" 2>&1 || rc=$?
+		step $((RUNTIME + 120)) fio_job "$f" "$dev" "$rw" "$bs" "$qd" || rc=$?
 		read -r -a c1 <<<"$(counters)"
 		fields=("post_send=$((c1[0] - c0[0]))" "post_recv=$((c1[1] - c0[1]))"
 			"cqe=$((c1[2] - c0[2]))" "pkts=$((c1[3] - c0[3]))")
 		if [ $rc -eq 0 ]; then
 			record "$peer" "$rep" "$name" ok "${fields[@]}"
 			log "  $peer $name: done"
+		elif [ $rc -eq 124 ]; then
+			record "$peer" "$rep" "$name" "fio hung (IO stuck for > $((RUNTIME + 120))s)"
+			return 124
 		else
 			record "$peer" "$rep" "$name" "fio failed (rc $rc): $(tail -n 1 "$f.log")"
 			log "  $peer $name: fio rc $rc: $(tail -n 2 "$f.log")"
@@ -394,7 +404,11 @@ bench_peer()
 	fi
 	dev=$(cat "$of")
 	log "  $peer: $dev"
-	run_jobs "$peer" "$rep" "$dev"
+	if ! run_jobs "$peer" "$rep" "$dev"; then
+		GIVEN_UP[$peer]="IO hung in an earlier repetition"
+		log "  $peer: IO hung on $dev; not tearing it down"
+		return
+	fi
 	step $STEP_TMO "${kind}_down" "$dev" || {
 		GIVEN_UP[$peer]="teardown failed or hung in an earlier repetition"
 		log "  $peer: teardown of $dev failed"
