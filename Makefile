@@ -7,6 +7,8 @@
 #   make check         every test: unit, fuzz, W=1, sparse, checkpatch,
 #                      kernel-doc, then the VM selftests
 #   make demo          boot a VM over Soft-RoCE and show Rift at work
+#   make bench         fio/perftest numbers: riftblk vs nvme-rdma, RNBD and
+#                      the raw verbs limit, in one VM (never pass/fail)
 #   make selftest T=x  run one selftest in the VM (developer loop)
 #   make install       modules_install + depmod (real RDMA hosts)
 
@@ -21,7 +23,7 @@ RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules deps check demo selftest unit fuzz install clean help
+.PHONY: all modules deps check demo bench selftest unit fuzz install clean help
 
 all modules: kdir
 	$(KMAKE) modules
@@ -44,6 +46,9 @@ check:
 
 demo:
 	$(CURDIR)/tools/demo.sh
+
+bench:
+	$(CURDIR)/tools/bench/bench.sh
 
 selftest:
 	@[ -n "$(T)" ] || { echo "usage: make selftest T=<name>" >&2; exit 2; }

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`: numbers, never pass/fail.  Builds Rift and the RTRS/RNBD
+# comparison peer (tools/bench/build-peers.sh), boots ONE VM and runs
+# tools/bench/bench-guest.sh in it: fio on local null_blk, riftblk over
+# one and two paths and with always-invalidate, nvme-rdma and RNBD over
+# the same Soft-RoCE links, and perftest's raw verbs limit, interleaved
+# repetitions.  Prints the table and leaves build/bench/bench.{txt,json}.
+#
+# Environment: BENCH_RUNTIME (s per fio job, default 10), BENCH_REPS (3),
+# BENCH_PEERS (subset, in order), BENCH_TIMEOUT (hard limit of the VM in
+# seconds; default from the above).  Exits non-zero only if the bench
+# itself could not run (build, boot), never because of a figure.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+out=$top/build/bench
+runtime=${BENCH_RUNTIME:-10}
+reps=${BENCH_REPS:-3}
+peers=${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai nvme rnbd}
+npeers=$(wc -w <<<"$peers")
+# Per peer and repetition: 4 fio jobs plus setup under TCG.  The guest
+# gives up on a hung peer by itself; this limit is for a wedged VM.
+tmo=${BENCH_TIMEOUT:-$((300 + reps * npeers * (4 * (runtime + 20) + 40)))}
+
+tools/deps.sh
+echo "bench: building modules"
+make -s modules 2>&1 | grep -v 'Skipping BTF' || true
+echo "bench: building RTRS/RNBD out of tree (comparison peer, build/bench/peers)"
+rm -rf "$out/vm" "$out/bench.txt" "$out/bench.json"
+tools/bench/build-peers.sh "$out/peers" >/dev/null || {
+	echo "bench: RTRS/RNBD did not build; the rnbd column will read n/a" >&2
+}
+echo "bench: one VM, ${runtime}s per job, $reps repetitions, peers: $peers"
+echo "bench: hard limit ${tmo}s; progress in $out/vm/guest.log"
+rc=0
+tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" -- \
+	env BENCH_RUNTIME="$runtime" BENCH_REPS="$reps" BENCH_PEERS="$peers" \
+	BENCH_PEERS_DIR=/mnt/rift/build/bench/peers \
+	bash tools/bench/bench-guest.sh || rc=$?
+[ $rc -eq 0 ] || echo "bench: the VM ended with status $rc (console: $out/vm/console-bench.log); tabulating what was measured" >&2
+[ -s "$out/vm/results.jsonl" ] || { echo "bench: no results" >&2; exit 1; }
+python3 tools/bench/bench-report.py "$out/vm" "$out/bench.json" | tee "$out/bench.txt"
+echo "bench: table in $out/bench.txt, figures in $out/bench.json"
