@@ -236,6 +236,29 @@ rift_sync_wait()
 	rift_wait_until "$2" test -e "$RIFT_OUT/sync/$1"
 }
 
+# rift_sync_read NAME: what was posted as NAME.
+rift_sync_read()
+{
+	cat "$RIFT_OUT/sync/$1" 2>/dev/null
+}
+
+# Which boot of the server VM this is, in a two-VM test that has the host
+# replace its server VM ("# rift-server-restarts: N", see
+# tools/vm/run-selftests.sh): 1 at first, 2 after the first kill, ...
+RIFT_INCARNATION=${RIFT_INCARNATION:-1}
+
+# rift_server_vm_kill TEST: on the server VM, have the host kill this VM
+# now, with no shutdown (a power loss), and boot a fresh one that runs
+# TEST again with RIFT_INCARNATION one higher.  Returns (and fails) only
+# if the host did not kill the VM within 60 s.
+rift_server_vm_kill()
+{
+	rift_sync_post "$1.kill-server" "$RIFT_INCARNATION"
+	sleep 60
+	echo "# the host did not kill this VM (rift-server-restarts in the test's header?)"
+	return 1
+}
+
 # Transport helpers over the test ULP (rift-test.ko).
 RIFT_TEST_DBG=/sys/kernel/debug/rift-test
 RIFT_CLT_SYSFS=/sys/class/rift-client

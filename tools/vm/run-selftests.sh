@@ -11,6 +11,24 @@
 # VM for the tests that had not run.  Two-VM tests get a server and a
 # client VM joined by a UDP socket netdev.
 #
+# A two-VM test whose header says "# rift-server-restarts: N" may have its
+# server VM killed and replaced, up to N times, to test what a client does
+# when its server loses power.  The server's test script asks for it with
+# rift_server_vm_kill (selftests/lib.sh), which posts sync/<test>.kill-server
+# in the shared results directory and waits.  The host then:
+#  - kills that VM's qemu with SIGKILL: no shutdown, nothing flushed;
+#  - posts sync/<test>.server-killed ("INCARNATION HOST_EPOCH_MS");
+#  - boots a fresh server VM, <test>-server<K>, on the same UDP ports and
+#    MAC, which runs the test again with role server and RIFT_INCARNATION=K
+#    in its environment (the first boot is incarnation 1);
+#  - records the kill and how long the replacement took to boot (until its
+#    test started) in results/<test>.server.restarts.
+# A killed incarnation gives no verdict: its log is kept as
+# results/<test>.server.killed<K>.log and the server's verdict (and the
+# kernel log check) is the last incarnation's.  Every incarnation runs
+# within the deadline of the first, so restarts do not extend the test;
+# the watchdog guards each of them as it guards any VM.
+#
 # Results land in $RIFT_RESULTS (default build/selftests); the last line
 # is "selftests: N passed, N failed, N skipped"; exit 1 on any failure.
 set -uo pipefail
@@ -131,23 +149,80 @@ while [ ${#todo[@]} -gt 0 ]; do
 	todo=("${rest[@]}")
 done
 
+# server_vms TEST SPORT CPORT TMO: the server VM of two-VM test TEST, and
+# the replacements its test asks for (see the top of this file).  Returns
+# once the last incarnation has ended and has been reaped.
+server_vms()
+{
+	local t=$1 sport=$2 cport=$3 tmo=$4 max inc=1 name pid wpid qpid
+	local deadline=$((SECONDS + tmo)) left killed_ms last_kill_ms booted rec
+	local kill=$out/sync/$t.kill-server
+	max=$(testmeta_get "$st/$t.sh" server-restarts)
+	max=${max:-0}
+	rec=$out/results/$t.server.restarts
+	while :; do
+		name=$t-server
+		[ $inc -eq 1 ] || name=$t-server$inc
+		left=$((deadline - SECONDS))
+		[ $left -ge 30 ] || left=30
+		"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$name" --smp 1 \
+			--net "udp:$sport:$cport" --mac 52:54:00:00:00:01 --timeout "$left" -- \
+			env RIFT_INCARNATION=$inc tools/vm/guest-selftests.sh server "$t" \
+			2> "$out/vm-$name.stderr" &
+		pid=$!
+		watch_vm "$name" server "$pid" &
+		wpid=$!
+		booted=
+		killed_ms=
+		while kill -0 "$pid" 2>/dev/null; do
+			if [ $inc -gt 1 ] && [ -z "$booted" ] && [ -f "$out/current.server" ]; then
+				booted=$(($(date +%s%3N) - last_kill_ms))
+				echo "incarnation $inc ($name): booted, test started $((booted / 1000)).$((booted % 1000 / 100)) s after the kill" >> "$rec"
+			fi
+			if [ -e "$kill" ]; then
+				if [ $inc -gt "$max" ]; then
+					echo "incarnation $inc ($name): kill refused, rift-server-restarts is $max" >> "$rec"
+					rm -f "$kill"
+				elif qpid=$(cat "$out/qemu-$name.pid" 2>/dev/null) &&
+				     kill -KILL "$qpid" 2>/dev/null; then
+					killed_ms=$(date +%s%3N)
+					echo "$inc $killed_ms" > "$out/sync/$t.server-killed.tmp"
+					mv "$out/sync/$t.server-killed.tmp" "$out/sync/$t.server-killed"
+					break
+				fi
+			fi
+			sleep 0.2
+		done
+		wait "$pid"
+		wait "$wpid"
+		if [ -z "$killed_ms" ]; then
+			cat "$out/vm-$name.stderr" >&2
+			reap_vm "$name" server
+			return
+		fi
+		# A power loss, not a failure: the test goes on with a fresh VM.
+		echo "incarnation $inc ($name): killed with SIGKILL at the test's request" >> "$rec"
+		rm -f "$kill" "$out/current.server"
+		mv "$out/results/$t.server.log" "$out/results/$t.server.killed$inc.log" 2>/dev/null
+		rm -f "$out/results/$t.server.rc" "$out/results/$t.server.why"
+		last_kill_ms=$killed_ms
+		inc=$((inc + 1))
+	done
+}
+
 for t in "${two[@]}"; do
 	sport=$(vm_free_port)
 	cport=$(vm_free_port)
 	tmo=$(total_timeout "$t")
-	"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$t-server" --smp 1 \
-		--net "udp:$sport:$cport" --mac 52:54:00:00:00:01 --timeout "$tmo" -- \
-		tools/vm/guest-selftests.sh server "$t" &
+	server_vms "$t" "$sport" "$cport" "$tmo" &
 	spid=$!
 	"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$t-client" --smp 1 \
 		--net "udp:$cport:$sport" --mac 52:54:00:00:00:02 --timeout "$tmo" -- \
 		tools/vm/guest-selftests.sh client "$t" &
 	cpid=$!
-	watch_vm "$t-server" server "$spid" &
 	watch_vm "$t-client" client "$cpid"
 	wait "$spid" "$cpid"
 	wait
-	reap_vm "$t-server" server
 	reap_vm "$t-client" client
 	for r in server client; do
 		[ -f "$out/results/$t.$r.rc" ] || {
@@ -166,6 +241,16 @@ for t in "${two[@]}"; do
 	else
 		echo 1
 	fi > "$out/results/$t.rc"
+	for f in "$out/results/$t".server.killed*.log; do
+		[ -f "$f" ] || continue
+		k=${f%.log}
+		{
+			echo "# --- server, incarnation ${k##*.killed}, killed ---"
+			cat "$f"
+		} >> "$out/results/$t.log"
+	done
+	[ -f "$out/results/$t.server.restarts" ] &&
+		sed 's/^/# host: /' "$out/results/$t.server.restarts" >> "$out/results/$t.log"
 	for r in server client; do
 		{
 			echo "# --- $r ---"

@@ -3,6 +3,9 @@
 #   # rift-topology: single | two-vm
 #   # rift-timeout: SECONDS          (default: selftests/settings)
 #   # rift-expect-dmesg: REGEX       (harness self-test only)
+#   # rift-server-restarts: N        (two-vm: the server VM may be killed
+#                                      and replaced N times; see
+#                                      tools/vm/run-selftests.sh)
 
 testmeta_get()
 {

@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rift-peer's protocol helpers: connecting a session's paths, the INFO
+ * exchange, immediates and IO requests against rift-test's store, each
+ * checking the server's answer and saying why when it is not the one
+ * expected.  The cases in rift-peer.c are built from these.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "peer-lib.h"
+
+static_assert(PEER_INFO_RX_LEN == RIFT_INFO_MAX_LEN);
+
+struct peer_target target = {
+	.src	= "198.18.0.2",
+	.dst	= "198.18.0.1",
+	.port	= 7674,
+};
+
+/* The same link the other way round: a second path of a session. */
+struct peer_target reverse;
+
+const char *cur_case = "rift-peer";
+static u8 run_id[8];
+static u32 uuid_seq;
+static u32 name_seq;
+
+void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# %s: ", cur_case);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Check @cond; if false, say why.  Evaluates to @cond, so checks chain. */
+#define EXPECT(cond, fmt, ...) \
+	((cond) ? true : (diag("FAIL: " fmt, ##__VA_ARGS__), false))
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+void put_le16(u8 *p, u16 v)
+{
+	__le16 w = cpu_to_le16(v);
+
+	memcpy(p, &w, sizeof(w));
+}
+
+void put_le32(u8 *p, u32 v)
+{
+	__le32 w = cpu_to_le32(v);
+
+	memcpy(p, &w, sizeof(w));
+}
+
+void put_le64(u8 *p, u64 v)
+{
+	__le64 w = cpu_to_le64(v);
+
+	memcpy(p, &w, sizeof(w));
+}
+
+static const char *outcome_str(enum peer_outcome o)
+{
+	static const char * const s[] = {
+		[PEER_ESTABLISHED]	= "accepted",
+		[PEER_REJECTED]		= "rejected",
+		[PEER_DISCONNECTED]	= "disconnected",
+		[PEER_TIMEOUT]		= "timed out",
+		[PEER_ERROR]		= "failed",
+	};
+
+	return s[o];
+}
+
+/* Every session and path of a run gets a fresh UUID, never all-zero. */
+static void uuid_new(u8 *uuid)
+{
+	u32 n = ++uuid_seq;
+
+	memcpy(uuid, run_id, sizeof(run_id));
+	memset(uuid + 8, 0, 4);
+	memcpy(uuid + 12, &n, sizeof(n));
+}
+
+static void con_req_init(struct rift_con_req *req, u16 con_cnt, u32 gen)
+{
+	memset(req, 0, sizeof(*req));
+	req->min_version = RIFT_PROTO_VERSION_MIN;
+	req->max_version = RIFT_PROTO_VERSION_MAX;
+	req->con_cnt = con_cnt;
+	req->queue_depth = PEER_QD;
+	req->reconnect_gen = gen;
+	uuid_new(req->sess_uuid);
+	uuid_new(req->path_uuid);
+}
+
+/* A new session with one path of @con_cnt connections, none connected. */
+void path_init(struct path *p, u16 con_cnt, u32 gen)
+{
+	memset(p, 0, sizeof(*p));
+	p->tgt = &target;
+	con_req_init(&p->req, con_cnt, gen);
+	snprintf(p->name, sizeof(p->name), "rift-peer-%d-%u", (int)getpid(),
+		 ++name_seq);
+}
+
+/* Another path of @sess's session, with the same name. */
+void path_init_sibling(struct path *p, const struct path *sess, u32 gen)
+{
+	path_init(p, 1, gen);
+	memcpy(p->req.sess_uuid, sess->req.sess_uuid, RIFT_UUID_LEN);
+	memcpy(p->name, sess->name, sizeof(p->name));
+}
+
+void path_down(struct path *p)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(p->con); i++) {
+		peer_conn_free(p->con[i]);
+		p->con[i] = NULL;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Connection establishment                                            */
+/* ------------------------------------------------------------------ */
+
+static struct peer_conn *dial(const struct peer_target *t, const void *priv,
+			      size_t len, enum peer_outcome *o)
+{
+	struct peer_conn *c;
+	char err[160];
+
+	*o = PEER_ERROR;
+	c = peer_conn_new(t, err, sizeof(err));
+	if (!c) {
+		diag("FAIL: no route %s -> %s:%u: %s", t->src, t->dst, t->port,
+		     err);
+		return NULL;
+	}
+	*o = peer_conn_connect(c, priv, len);
+	return c;
+}
+
+/* What the last connection attempt on @c got, for a diagnostic. */
+static const char *why(const struct peer_conn *c)
+{
+	static char s[192];
+	struct rift_reject rej;
+	const void *d;
+	size_t n;
+
+	d = peer_conn_priv(c, &n);
+	if (!rift_proto_reject_decode(d, n, &rej))
+		snprintf(s, sizeof(s), "REJECT %u (%s)", rej.reason,
+			 rift_proto_reject_str(rej.reason));
+	else
+		snprintf(s, sizeof(s), "%s, %s", peer_conn_event(c),
+			 peer_conn_error(c));
+	return s;
+}
+
+/* Connect with private data @priv; the server must refuse with @reason. */
+bool expect_refusal(const void *priv, size_t len, u16 reason,
+		    struct rift_reject *rej)
+{
+	enum peer_outcome o;
+	struct peer_conn *c;
+	const void *d;
+	size_t n;
+	bool ok;
+
+	memset(rej, 0, sizeof(*rej));
+	c = dial(&target, priv, len, &o);
+	if (!c)
+		return false;
+	d = peer_conn_priv(c, &n);
+	ok = EXPECT(o == PEER_REJECTED, "connection %s (%s), expected a refusal",
+		    outcome_str(o), why(c)) &&
+	     EXPECT(!rift_proto_reject_decode(d, n, rej),
+		    "the refusal carries no Rift REJECT (%zu bytes)", n) &&
+	     EXPECT(rej->reason == reason, "refused with %u (%s), expected %u (%s)",
+		    rej->reason, rift_proto_reject_str(rej->reason), reason,
+		    rift_proto_reject_str(reason));
+	if (ok)
+		diag("refused: %s", rift_proto_reject_str(rej->reason));
+	peer_conn_free(c);
+	return ok;
+}
+
+int con_req_encode(const struct path *p, u16 idx, u8 *buf)
+{
+	struct rift_con_req req = p->req;
+	int len;
+
+	req.con_idx = idx;
+	len = rift_proto_con_req_encode(&req, buf, RIFT_CON_PRIV_MAX);
+	EXPECT(len > 0, "cannot encode CON_REQ: %d", len);
+	return len;
+}
+
+/* Connect connection @idx of @p; the server must accept it with a CON_RSP. */
+bool path_connect(struct path *p, u16 idx)
+{
+	struct rift_con_req req = p->req;
+	u8 buf[RIFT_CON_PRIV_MAX];
+	struct rift_con_rsp rsp;
+	struct peer_conn *c;
+	enum peer_outcome o;
+	const void *d;
+	size_t n;
+	int len, err;
+
+	req.con_idx = idx;
+	len = con_req_encode(p, idx, buf);
+	if (len < 0)
+		return false;
+	c = dial(p->tgt, buf, len, &o);
+	p->con[idx] = c;
+	if (!c)
+		return false;
+	if (!EXPECT(o == PEER_ESTABLISHED, "connection %u %s: %s", idx,
+		    outcome_str(o), why(c)))
+		return false;
+	d = peer_conn_priv(c, &n);
+	err = rift_proto_con_rsp_decode(d, n, &req, &rsp);
+	if (!EXPECT(!err, "connection %u: CON_RSP does not decode (%zu bytes): %d",
+		    idx, n, err))
+		return false;
+	if (!p->rsp.version) {
+		p->rsp = rsp;
+		return true;
+	}
+	return EXPECT(rsp.version == p->rsp.version && rsp.flags == p->rsp.flags &&
+		      rsp.queue_depth == p->rsp.queue_depth &&
+		      rsp.max_io_size == p->rsp.max_io_size &&
+		      rsp.chunk_size == p->rsp.chunk_size,
+		      "connection %u: CON_RSP differs from connection 0's", idx);
+}
+
+/* ------------------------------------------------------------------ */
+/* INFO exchange                                                       */
+/* ------------------------------------------------------------------ */
+
+int info_req_encode(const char *name, u16 version, u8 *buf, size_t cap)
+{
+	struct rift_info req = {
+		.type		= RIFT_INFO_REQ,
+		.version	= version,
+	};
+	int len;
+
+	snprintf(req.sess_name, sizeof(req.sess_name), "%s", name);
+	snprintf(req.host_name, sizeof(req.host_name), "rift-peer");
+	len = rift_info_encode(&req, buf, cap);
+	EXPECT(len > 0, "cannot encode INFO_REQ: %d", len);
+	return len;
+}
+
+bool send_msg(struct peer_conn *c, const void *msg, size_t len)
+{
+	int err = peer_send(c, msg, len, NULL);
+
+	return EXPECT(!err, "cannot send %zu bytes: %s", len, peer_conn_error(c));
+}
+
+/* Receive the INFO_RSP on @c and parse it into @p->info. */
+bool info_recv(struct path *p, struct peer_conn *c)
+{
+	struct peer_recv r;
+	int err;
+
+	err = peer_recv(c, peer_timeout_ms, &r);
+	if (!EXPECT(!err, "no INFO_RSP: %s",
+		    err == -ETIMEDOUT ? "timed out" : peer_conn_error(c)) ||
+	    !EXPECT(!r.has_imm, "got immediate 0x%08x instead of an INFO_RSP",
+		    be32_to_cpu((__force __be32)r.imm)))
+		return false;
+	err = rift_info_parse(r.data, r.len, p->rsp.version, &p->info, p->chunks,
+			      ARRAY_SIZE(p->chunks));
+	return EXPECT(!err, "INFO_RSP of %u bytes does not parse: %d", r.len, err) &&
+	       EXPECT(p->info.type == RIFT_INFO_RSP, "INFO type %u, expected INFO_RSP",
+		      p->info.type);
+}
+
+/* A well-formed INFO_REQ; the server must complete the path. */
+bool path_info(struct path *p)
+{
+	u8 buf[512];
+	int len, err;
+
+	len = info_req_encode(p->name, p->rsp.version, buf, sizeof(buf));
+	if (len < 0 || !send_msg(p->con[0], buf, len) || !info_recv(p, p->con[0]))
+		return false;
+	if (!EXPECT(!p->info.status, "session %s refused: INFO_RSP status %u (%s)",
+		    p->name, p->info.status, strerror(p->info.status)))
+		return false;
+	err = rift_info_rsp_check(&p->info, 0, &p->rsp);
+	return EXPECT(!err, "INFO_RSP disagrees with CON_RSP or the request: %d", err);
+}
+
+/* A session with one path of one connection, ready for IO. */
+bool path_up(struct path *p)
+{
+	path_init(p, 1, 1);
+	return path_connect(p, 0) && path_info(p);
+}
+
+/* The server must close @c on its own within the time limit. */
+bool expect_closed_within(struct peer_conn *c, int ms)
+{
+	long long t0 = now_ms();
+	enum peer_outcome o = peer_wait_closed(c, ms);
+
+	if (o == PEER_DISCONNECTED) {
+		diag("closed by the server after %lld ms", now_ms() - t0);
+		return true;
+	}
+	return EXPECT(false, "not closed by the server within %d ms: %s", ms,
+		      o == PEER_TIMEOUT ? "still connected" : peer_conn_event(c));
+}
+
+bool expect_closed(struct peer_conn *c)
+{
+	return expect_closed_within(c, peer_timeout_ms);
+}
+
+/* Send @msg as INFO_REQ: INFO_RSP must refuse it with @status, then close. */
+bool expect_info_refusal(struct path *p, const void *msg, size_t len,
+			 int status)
+{
+	if (!send_msg(p->con[0], msg, len) || !info_recv(p, p->con[0]) ||
+	    !EXPECT(p->info.status == status, "INFO_RSP status %u (%s), expected %d (%s)",
+		    p->info.status, strerror(p->info.status), status, strerror(status)))
+		return false;
+	diag("INFO_RSP status %u (%s)", p->info.status, strerror(p->info.status));
+	return expect_closed(p->con[0]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Immediates and IO                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Any immediate, including ones the codec refuses to build. */
+__be32 imm_raw(u32 type, u32 chunk, u32 arg)
+{
+	return cpu_to_be32(type << RIFT_IMM_TYPE_SHIFT | chunk << RIFT_IMM_CHUNK_SHIFT |
+			   arg << RIFT_IMM_ARG_SHIFT);
+}
+
+bool send_imm(struct peer_conn *c, __be32 imm)
+{
+	u32 raw = (__force u32)imm;
+	int err = peer_send(c, NULL, 0, &raw);
+
+	return EXPECT(!err, "cannot send immediate 0x%08x: %s", be32_to_cpu(imm),
+		      peer_conn_error(c));
+}
+
+/* Receive the next immediate on @c, answering the server's heartbeats. */
+bool recv_imm(const struct path *p, struct peer_conn *c, struct rift_imm *imm)
+{
+	struct rift_imm ack = { .type = RIFT_IMM_HB_ACK };
+	struct peer_recv r;
+	__be32 v;
+	int err;
+
+	for (;;) {
+		err = peer_recv(c, peer_timeout_ms, &r);
+		if (!EXPECT(!err, "nothing received: %s",
+			    err == -ETIMEDOUT ? "timed out" : peer_conn_error(c)) ||
+		    !EXPECT(r.has_imm, "a %u-byte message without immediate data", r.len))
+			return false;
+		v = (__force __be32)r.imm;
+		err = rift_imm_decode(v, p->info.queue_depth, imm);
+		if (!EXPECT(!err, "malformed immediate 0x%08x from the server",
+			    be32_to_cpu(v)))
+			return false;
+		if (imm->type != RIFT_IMM_HB)
+			return true;
+		ack.seq = imm->seq;
+		if (rift_imm_encode(&ack, &v) || !send_imm(c, v))
+			return false;
+	}
+}
+
+bool hb_roundtrip(const struct path *p, struct peer_conn *c, u16 seq)
+{
+	struct rift_imm hb = { .type = RIFT_IMM_HB, .seq = seq };
+	struct rift_imm ack;
+	__be32 v;
+
+	if (!EXPECT(!rift_imm_encode(&hb, &v), "cannot encode HB") || !send_imm(c, v) ||
+	    !recv_imm(p, c, &ack))
+		return false;
+	return EXPECT(ack.type == RIFT_IMM_HB_ACK && ack.seq == seq,
+		      "HB %u answered with type %u seq %u", seq, ack.type, ack.seq);
+}
+
+/* Lay out a request with the codec, as a well-behaved client would. */
+bool io_build(const struct path *p, struct io *io, u8 dir, u16 chunk,
+	      const void *data, u32 data_len, const void *usr, u16 usr_len,
+	      const struct rift_rbuf *segs, u16 nr_segs)
+{
+	const struct rift_io_limits lim = {
+		.chunk_size	= p->info.chunk_size,
+		.max_io_size	= p->info.max_io_size,
+	};
+	int err;
+
+	memset(io, 0, sizeof(*io));
+	io->req.dir = dir;
+	io->req.chunk = chunk;
+	io->req.usr_len = usr_len;
+	io->req.nr_segs = nr_segs;
+	io->req.data_len = data_len;
+	err = rift_proto_io_layout(&lim, &io->req);
+	if (!EXPECT(!err, "request does not fit the chunk: %d", err) ||
+	    !EXPECT(io->req.desc_off + io->req.desc_len <= sizeof(io->img),
+		    "request too large for this peer"))
+		return false;
+	err = rift_proto_io_desc_encode(&lim, &io->req, segs, io->img + io->req.desc_off,
+					sizeof(io->img) - io->req.desc_off);
+	if (!EXPECT(err > 0, "cannot encode the descriptor: %d", err))
+		return false;
+	if (dir == RIFT_IO_WRITE && data_len)
+		memcpy(io->img + io->req.data_off, data, data_len);
+	if (usr_len)
+		memcpy(io->img + io->req.usr_off, usr, usr_len);
+	io->len = io->req.desc_off + io->req.desc_len;
+	io->imm.type = dir == RIFT_IO_WRITE ? RIFT_IMM_WRITE : RIFT_IMM_READ;
+	io->imm.chunk = chunk;
+	io->imm.desc_off = io->req.desc_off;
+	return true;
+}
+
+/* Write @io into the server chunk its immediate names, announced by @imm. */
+bool io_post_raw(const struct path *p, struct peer_conn *c, const struct io *io,
+		 __be32 imm)
+{
+	const struct rift_rbuf *chunk = &p->chunks[io->imm.chunk];
+	int err;
+
+	err = peer_write_imm(c, io->img, io->len, chunk->addr, chunk->rkey,
+			     (__force u32)imm);
+	return EXPECT(!err, "cannot post the request: %s", peer_conn_error(c));
+}
+
+bool io_post(const struct path *p, struct peer_conn *c, const struct io *io)
+{
+	__be32 v;
+	int err = rift_imm_encode(&io->imm, &v);
+
+	return EXPECT(!err, "cannot encode the immediate: %d", err) &&
+	       io_post_raw(p, c, io, v);
+}
+
+/* The response to the request in @chunk; its errno goes to @err. */
+bool io_wait(const struct path *p, struct peer_conn *c, u16 chunk, int *err)
+{
+	struct rift_imm rsp;
+
+	if (!recv_imm(p, c, &rsp) ||
+	    !EXPECT(rsp.type == RIFT_IMM_RSP && rsp.chunk == chunk,
+		    "got type %u for chunk %u, expected RSP for chunk %u",
+		    rsp.type, rsp.chunk, chunk))
+		return false;
+	*err = rsp.err;
+	return true;
+}
+
+void test_hdr_init(struct test_hdr *h, u64 off, u32 len)
+{
+	h->magic = cpu_to_le32(TEST_MAGIC);
+	h->len = cpu_to_le32(len);
+	h->offset = cpu_to_le64(off);
+}
+
+/* Write @len bytes at @off of rift-test's store through @chunk. */
+bool test_write(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
+		const void *data, u32 len, int *err)
+{
+	struct test_hdr h;
+	struct io io;
+
+	test_hdr_init(&h, off, len);
+	return io_build(p, &io, RIFT_IO_WRITE, chunk, data, len, &h, sizeof(h), NULL, 0) &&
+	       io_post(p, c, &io) && io_wait(p, c, chunk, err);
+}
+
+/*
+ * Read @len bytes at @off of the store through @chunk into the start of
+ * the read region, split over @nr_segs segments.
+ */
+bool test_read(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
+	       u32 len, u16 nr_segs, int *err, const u8 **out)
+{
+	struct rift_rbuf segs[4];
+	struct test_hdr h;
+	struct io io;
+	u32 rkey, i, at = 0;
+	u64 addr;
+	u8 *region;
+
+	if (!EXPECT(nr_segs && nr_segs <= ARRAY_SIZE(segs) && len <= PEER_READ_REGION_LEN,
+		    "bad read request"))
+		return false;
+	region = peer_read_region(c, &addr, &rkey);
+	memset(region, 0, len);
+	for (i = 0; i < nr_segs; i++) {
+		segs[i].addr = addr + at;
+		segs[i].len = i + 1 < nr_segs ? len / nr_segs : len - at;
+		segs[i].rkey = rkey;
+		at += segs[i].len;
+	}
+	*out = region;
+	test_hdr_init(&h, off, len);
+	return io_build(p, &io, RIFT_IO_READ, chunk, NULL, len, &h, sizeof(h), segs,
+			nr_segs) &&
+	       io_post(p, c, &io) && io_wait(p, c, chunk, err);
+}
+
+void pattern(u8 *buf, u32 len, u32 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (u8)(seed * 131 + i * 7 + (i >> 8));
+}
+
+bool expect_errno(int got, int want, const char *what)
+{
+	return EXPECT(got == want, "%s answered %d (%s), expected %d (%s)", what,
+		      got, strerror(-got), want, strerror(-want));
+}
+
+void run_id_init(void)
+{
+	FILE *f = fopen("/dev/urandom", "r");
+	u64 v;
+
+	if (!f || fread(run_id, sizeof(run_id), 1, f) != 1) {
+		v = (u64)time(NULL) << 20 ^ (u64)getpid();
+		memcpy(run_id, &v, sizeof(v));
+	}
+	if (f)
+		fclose(f);
+}

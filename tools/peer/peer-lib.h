@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rift-peer's protocol helpers (peer-lib.c): connecting a session's paths,
+ * the INFO exchange, immediates and IO requests against rift-test's store.
+ * Every helper that talks to the server checks its answer, says why in a
+ * diagnostic when it is not the one expected and returns false then, so
+ * the cases in rift-peer.c chain them with &&.
+ *
+ * Built, like rift-peer.c, against the codec's kernel-style shim headers.
+ */
+#ifndef _RIFT_PEER_LIB_H
+#define _RIFT_PEER_LIB_H
+
+#include <linux/types.h>
+#include <asm/byteorder.h>
+#include <rift/rift-proto.h>
+
+#include "peer-rdma.h"
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+/* Chunks every path asks for; the server may grant fewer. */
+#define PEER_QD			8
+/* rift-test's ULP header magic, "REST" (rift/rift-test.c). */
+#define TEST_MAGIC		0x54534552U
+
+/* rift-test's ULP header, in front of every request. */
+struct test_hdr {
+	__le32	magic;
+	__le32	len;
+	__le64	offset;
+};
+
+/**
+ * struct path - one path of a session, as the peer sees it
+ * @tgt: addresses it connects over
+ * @req: CON_REQ template; each connection sets its con_idx
+ * @rsp: CON_RSP of the first connection accepted
+ * @con: the connections
+ * @info: the INFO_RSP, once received
+ * @chunks: its chunk table
+ * @name: session name the INFO_REQ carries
+ */
+struct path {
+	const struct peer_target *tgt;
+	struct rift_con_req	req;
+	struct rift_con_rsp	rsp;
+	struct peer_conn	*con[2];
+	struct rift_info	info;
+	struct rift_rbuf	chunks[PEER_QD];
+	char			name[RIFT_NAME_MAX + 1];
+};
+
+/**
+ * struct io - a request laid out in a local image of a server chunk
+ * @req: descriptor contents and layout, from the codec
+ * @imm: the immediate announcing it
+ * @len: bytes of @img to write into the chunk
+ * @img: payload, ULP header and descriptor at their chunk offsets
+ */
+struct io {
+	struct rift_io_req	req;
+	struct rift_imm		imm;
+	u32			len;
+	u8			img[2 * RIFT_CHUNK_SIZE_MIN];
+};
+
+/* Where the cases connect to (-s, -d, -p), and the same link reversed. */
+extern struct peer_target target;
+extern struct peer_target reverse;
+/* Name of the case running, for diagnostics. */
+extern const char *cur_case;
+
+__printf(1, 2) void diag(const char *fmt, ...);
+
+/* Check @cond; if false, say why.  Evaluates to @cond, so checks chain. */
+#define EXPECT(cond, fmt, ...) \
+	((cond) ? true : (diag("FAIL: " fmt, ##__VA_ARGS__), false))
+
+void put_le16(u8 *p, u16 v);
+void put_le32(u8 *p, u32 v);
+void put_le64(u8 *p, u64 v);
+void run_id_init(void);
+
+/* ------------------------------------------------------------------ */
+/* Connection establishment                                            */
+/* ------------------------------------------------------------------ */
+
+void path_init(struct path *p, u16 con_cnt, u32 gen);
+void path_init_sibling(struct path *p, const struct path *sess, u32 gen);
+void path_down(struct path *p);
+bool expect_refusal(const void *priv, size_t len, u16 reason,
+		    struct rift_reject *rej);
+int con_req_encode(const struct path *p, u16 idx, u8 *buf);
+bool path_connect(struct path *p, u16 idx);
+
+/* ------------------------------------------------------------------ */
+/* INFO exchange                                                       */
+/* ------------------------------------------------------------------ */
+
+int info_req_encode(const char *name, u16 version, u8 *buf, size_t cap);
+bool send_msg(struct peer_conn *c, const void *msg, size_t len);
+bool info_recv(struct path *p, struct peer_conn *c);
+bool path_info(struct path *p);
+bool path_up(struct path *p);
+bool expect_closed_within(struct peer_conn *c, int ms);
+bool expect_closed(struct peer_conn *c);
+bool expect_info_refusal(struct path *p, const void *msg, size_t len,
+			 int status);
+
+/* ------------------------------------------------------------------ */
+/* Immediates and IO                                                   */
+/* ------------------------------------------------------------------ */
+
+__be32 imm_raw(u32 type, u32 chunk, u32 arg);
+bool send_imm(struct peer_conn *c, __be32 imm);
+bool recv_imm(const struct path *p, struct peer_conn *c, struct rift_imm *imm);
+bool hb_roundtrip(const struct path *p, struct peer_conn *c, u16 seq);
+bool io_build(const struct path *p, struct io *io, u8 dir, u16 chunk,
+	      const void *data, u32 data_len, const void *usr, u16 usr_len,
+	      const struct rift_rbuf *segs, u16 nr_segs);
+bool io_post_raw(const struct path *p, struct peer_conn *c, const struct io *io,
+		 __be32 imm);
+bool io_post(const struct path *p, struct peer_conn *c, const struct io *io);
+bool io_wait(const struct path *p, struct peer_conn *c, u16 chunk, int *err);
+void test_hdr_init(struct test_hdr *h, u64 off, u32 len);
+bool test_write(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
+		const void *data, u32 len, int *err);
+bool test_read(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
+	       u32 len, u16 nr_segs, int *err, const u8 **out);
+void pattern(u8 *buf, u32 len, u32 seed);
+bool expect_errno(int got, int want, const char *what);
+
+#endif /* _RIFT_PEER_LIB_H */
