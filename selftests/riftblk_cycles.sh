@@ -82,8 +82,24 @@ m1=$(refcnts)
 l1=$(leftovers)
 ktap_info "after: kmalloc objects $k1; $m1"
 join "$W/slab0" "$W/slab1" | awk '$3 - $2 > 20 || $2 - $3 > 20 { print "# " $1 ": " $2 " -> " $3 }'
-ktap_check "kmalloc objects in use within $LEAK_MAX ($((k1 - k0)))" \
-	test $((k1 - k0)) -lt $LEAK_MAX
+# kmalloc-512 also holds the heads of network buffers, which rxe and the
+# veth pair keep in queues and caches: a long boot swings it by hundreds
+# either way (seen: -545 and +439 after 100 cycles).  A leak grows with
+# every batch of cycles, noise does not: on a suspect first batch, let
+# things settle and run a second batch of half the size, which must grow
+# too before the leak is called.
+leak=$((k1 - k0))
+if [ $leak -ge $LEAK_MAX ]; then
+	sleep 5
+	k1=$(rift_kmalloc_snapshot "$W/slab1")
+	bad=$(cycles $((CYCLES / 2)) 3000)
+	sleep 2
+	k2=$(rift_kmalloc_snapshot "$W/slab2")
+	ktap_info "suspect: $leak over $CYCLES cycles; settled at $k1; $((k2 - k1)) over $((CYCLES / 2)) more ($bad failed)"
+	[ $((k2 - k1)) -lt $((LEAK_MAX / 2)) ] && [ "$bad" = 0 ] && leak=0
+fi
+ktap_check "kmalloc objects in use: no growth with the cycles ($leak)" \
+	test $leak -lt $LEAK_MAX
 ktap_check "module reference counts unchanged" test "$m0" = "$m1"
 ktap_info "left: $l1"
 ktap_check "no session, device or mapping left" \
