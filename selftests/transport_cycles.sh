@@ -9,7 +9,8 @@
 #    first, so per-CPU slabs do not hide frees) differ by less than
 #    LEAK_MAX = 100 objects.  A session that leaked one object would
 #    leave 200, one per connection 400, so any per-session or
-#    per-connection leak exceeds it; the idle VM drifts by a few.
+#    per-connection leak exceeds it; the idle VM drifts by a few, and
+#    a suspect result is checked again with a second batch (below).
 #  - the rxe devices hold the same QPs, CQs, MRs, PDs and cm_ids;
 #  - the modules' reference counts are unchanged;
 #  - no session is left on the client, the server or in debugfs.
@@ -97,8 +98,26 @@ ktap_info "after: kmalloc objects $k1 (delta $((k1 - k0)), threshold $LEAK_MAX);
 ktap_info "after: rdma $r1"
 join "$RIFT_OUT/cycles.slab0" "$RIFT_OUT/cycles.slab1" |
 	awk '$3 - $2 > 10 || $2 - $3 > 10 { printf "# %s: %d -> %d\n", $1, $2, $3 }'
-ktap_check "kmalloc objects in use grew by less than $LEAK_MAX ($((k1 - k0)))" \
-	test $((k1 - k0)) -lt $LEAK_MAX
+# kmalloc-512 also holds the heads of network buffers that rxe and the
+# veth pair keep in queues and caches; it swings by ~200 either way over a
+# long boot (seen +195 after a run in which rxe wedged QPs).  A leak grows
+# with every batch of cycles, that noise does not: on a suspect first
+# batch, let things settle and run a second batch of half the size, which
+# must grow as well before the leak is called.
+leak=$((k1 - k0))
+if [ $leak -ge $LEAK_MAX ]; then
+	sleep 5
+	k1=$(rift_kmalloc_snapshot "$RIFT_OUT/cycles.slab1")
+	bad=$(cycles $((CYCLES / 2)) 5000)
+	sleep 3
+	k2=$(rift_kmalloc_snapshot "$RIFT_OUT/cycles.slab2")
+	ktap_info "suspect: $leak over $CYCLES cycles; settled at $k1; $((k2 - k1)) over $((CYCLES / 2)) more ($bad failed)"
+	join "$RIFT_OUT/cycles.slab1" "$RIFT_OUT/cycles.slab2" |
+		awk '$3 - $2 > 10 || $2 - $3 > 10 { printf "# %s: %d -> %d\n", $1, $2, $3 }'
+	[ $((k2 - k1)) -lt $((LEAK_MAX / 2)) ] && [ "$bad" = 0 ] && leak=0
+fi
+ktap_check "kmalloc objects in use: no growth with the cycles ($leak)" \
+	test $leak -lt $LEAK_MAX
 ktap_check "the rxe devices hold the same resources" test "$r1" = "$r0"
 ktap_check "module reference counts unchanged" test "$m1" = "$m0"
 ktap_check "no session left anywhere ($l1)" \
