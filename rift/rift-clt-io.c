@@ -139,6 +139,9 @@ static void rift_clt_req_complete(struct rift_clt_req *req, int err)
 		rift_clt_path_fail(req->path, "duplicate response");
 		return;
 	}
+	/* The server wrote the staging page before it answered (RC order). */
+	if (req->bounced && !err)
+		rift_clt_bounce_copy(req);
 	rift_clt_req_end(req, err);
 }
 
@@ -668,7 +671,10 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 	__be32 imm_data;
 
 	/* req->hdr starts with the ULP header, the descriptor follows it. */
-	if (io->dir == RIFT_IO_READ) {
+	if (req->bounced) {
+		rift_clt_bounce_seg(path, req->permit_id, req->data_len, &seg);
+		io->nr_segs = 1;
+	} else if (io->dir == RIFT_IO_READ) {
 		req->mr = ib_mr_pool_get(con->c.qp, &con->c.qp->rdma_mrs);
 		if (!req->mr)
 			return -EAGAIN;
@@ -705,7 +711,9 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 		}
 	}
 
-	if (io->dir == RIFT_IO_READ) {
+	if (req->bounced) {
+		/* The staging page is registered already: nothing to chain. */
+	} else if (io->dir == RIFT_IO_READ) {
 		*link = &reg_wr.wr;
 		link = &reg_wr.wr.next;
 		nr_wr++;
@@ -809,8 +817,9 @@ int rift_clt_req_post(struct rift_clt_req *req)
 	req->nents = 0;
 	req->mr = NULL;
 	req->hdr_dma = 0;
+	req->bounced = rift_clt_bounce_usable(path, req);
 	ib_dev = req->con->c.dev->ib_dev;
-	if (req->data_len) {
+	if (req->data_len && !req->bounced) {
 		req->nents = ib_dma_map_sg(ib_dev, req->sg, req->sg_cnt,
 					   req->dir == RIFT_READ ? DMA_FROM_DEVICE :
 					   DMA_TO_DEVICE);
@@ -833,6 +842,8 @@ int rift_clt_req_post(struct rift_clt_req *req)
 		goto out_unlock;
 	}
 	if (req->dir == RIFT_READ) {
+		if (req->bounced)
+			this_cpu_inc(path->stats->bounced_reads);
 		this_cpu_inc(path->stats->reqs_read);
 		this_cpu_add(path->stats->bytes_read, req->data_len);
 	} else {

@@ -437,6 +437,8 @@ static void rift_clt_path_close_cons(struct rift_clt_path *path)
 
 	for (i = path->nr_cons - 1; i >= 0; i--)
 		rift_clt_con_close(&path->cons[i]);
+	/* No QP is left that the server could write the pages through. */
+	rift_clt_bounce_free(path);
 	/* The server instance that owed them an answer is gone. */
 	rift_clt_path_release_orphans(path);
 }
@@ -626,6 +628,9 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	if (err)
 		goto err_close;
 	err = rift_clt_path_adopt_limits(path);
+	if (err)
+		goto err_close;
+	err = rift_clt_bounce_setup(path);
 	if (err)
 		goto err_close;
 

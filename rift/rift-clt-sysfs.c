@@ -494,6 +494,8 @@ static struct rift_clt_stat_attr rift_clt_stat_counters[] = {
 	  offsetof(struct rift_clt_stats, timeouts) },
 	{ __ATTR(late_responses, 0444, rift_clt_stat_show, NULL),
 	  offsetof(struct rift_clt_stats, late_responses) },
+	{ __ATTR(bounced_reads, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, bounced_reads) },
 };
 
 static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,

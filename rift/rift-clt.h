@@ -20,6 +20,8 @@
 #define RIFT_CLT_CON_CTL	0
 #define RIFT_CLT_MAX_IO_CONS	16
 
+struct rift_clt_bounce;
+
 /* Ranges of the session tunables (sysfs and module parameters). */
 #define RIFT_CLT_RECONNECT_DELAY_MIN_MS	10U
 #define RIFT_CLT_RECONNECT_DELAY_MAX_MS	3600000U
@@ -100,6 +102,7 @@ struct rift_clt_con {
  *	connection carried them
  * @timeouts: requests failed with -ETIMEDOUT after io_timeout_ms in flight
  * @late_responses: responses that arrived for timed-out requests
+ * @bounced_reads: reads answered into a staging page and copied out
  */
 struct rift_clt_stats {
 	u64	reqs_read;
@@ -112,6 +115,7 @@ struct rift_clt_stats {
 	u64	rkey_updates;
 	u64	timeouts;
 	u64	late_responses;
+	u64	bounced_reads;
 };
 
 /**
@@ -139,6 +143,8 @@ struct rift_clt_stats {
  * @old_rkeys: per chunk, the rkey the last RSP_RKEY replaced (test hook)
  * @always_inv: ALWAYS_INVALIDATE is on for this path instance
  * @can_cancel: the server accepted CANCEL for this path instance
+ * @bounce: staging pages of small reads for this path instance, or NULL;
+ *	see rift-clt-bounce.c
  * @orphans: chunks of timed-out requests the server has not answered yet;
  *	their permits stay out of the pool until it does or the path closes
  * @chunk_size: bytes per chunk
@@ -188,6 +194,7 @@ struct rift_clt_path {
 	u32				*old_rkeys;
 	bool				always_inv;
 	bool				can_cancel;
+	struct rift_clt_bounce		*bounce;
 	unsigned long			*orphans;
 	u32				chunk_size;
 	u32				max_io_size;
@@ -274,6 +281,7 @@ enum rift_clt_mp_policy {
  * @hdr_dma: DMA address of @hdr
  * @hdr_len: bytes of @hdr sent
  * @mr: fast-registration MR of a read's destination
+ * @bounced: a read answered into its path's staging page for the permit
  * @inv_cqe: completion of the MR's local invalidation
  * @result: errno the server answered with
  * @state: enum rift_clt_req_state; every completion path claims the
@@ -303,6 +311,7 @@ struct rift_clt_req {
 	u64				hdr_dma;
 	u32				hdr_len;
 	struct ib_mr			*mr;
+	bool				bounced;
 	struct ib_cqe			inv_cqe;
 	int				result;
 	atomic_t			state;
@@ -451,5 +460,11 @@ void rift_clt_req_park(struct rift_clt_req *req);
 void rift_clt_sess_kick_failover(struct rift_clt_sess *sess);
 void rift_clt_sess_mp_init(struct rift_clt_sess *sess);
 void rift_clt_sess_fail_pending(struct rift_clt_sess *sess);
+int rift_clt_bounce_setup(struct rift_clt_path *path);
+void rift_clt_bounce_free(struct rift_clt_path *path);
+bool rift_clt_bounce_usable(struct rift_clt_path *path, struct rift_clt_req *req);
+void rift_clt_bounce_seg(struct rift_clt_path *path, u32 id, u32 len,
+			 struct rift_rbuf *seg);
+void rift_clt_bounce_copy(struct rift_clt_req *req);
 
 #endif /* _RIFT_CLT_H */

@@ -24,7 +24,7 @@ rift_require_root
 
 S=late
 ktap_header
-ktap_plan 18
+ktap_plan 21
 
 CS=$RIFT_CLT_SYSFS/$S
 SS=$RIFT_SRV_SYSFS/$S
@@ -127,6 +127,28 @@ ktap_check "the refused connection's path reconnects" \
 ktap_check "verified IO on the recovered paths" \
 	eval "echo 30000 > $CS/io_timeout_ms &&
 	      rift_test_io $S random 8388608 1000 16 11 && [ \$(rift_test_stat $S errors) = $e0 ] &&
+	      [ \$(rift_test_bad_completions) = 0 ]"
+
+# A read of one page lands in the path's staging page of its permit, which
+# stays registered: the late write is not refused, and it must not reach
+# the reader's pages nor a later request (the permit is held back).
+rc0=$(sum_both reconnects)
+w0=$(cat $SS/writes_refused)
+l0=$(sum_both late_responses)
+b0=$(sum_both bounced_reads)
+e0=$(rift_test_stat $S errors)
+echo $TMO > $CS/io_timeout_ms
+echo 4000 > $DELAY
+ktap_check "no CANCEL, 4 KiB read (staging page): -ETIMEDOUT, reused pages intact" \
+	rift_test_io $S late 0 4096 15 4000
+ktap_info "$(last); bounced_reads +$(($(sum_both bounced_reads) - b0))"
+ktap_check "the late write landed in the staging page: absorbed, not refused, path up" \
+	eval "rift_wait_until 5 eval '[ \$(sum_both late_responses) = $((l0 + 1)) ]' &&
+	      [ \$(cat $SS/writes_refused) = $w0 ] && all_connected &&
+	      [ \$(sum_both reconnects) = $rc0 ] && [ \$(sum_both bounced_reads) -gt $b0 ]"
+ktap_check "verified small and large reads after it, permits reused" \
+	eval "echo 30000 > $CS/io_timeout_ms &&
+	      rift_test_io $S random 8388608 1000 64 17 && [ \$(rift_test_stat $S errors) = $e0 ] &&
 	      [ \$(rift_test_bad_completions) = 0 ]"
 echo Y > /sys/module/rift_server/parameters/cancel
 
