@@ -462,6 +462,13 @@ riftblk_map()
 	rift_wait_until 5 test -b "/dev/$(basename "$d")"
 }
 
+# riftblk_all_connected SESS: both test paths (riftblk's port) connected
+# on the client and on the server.
+riftblk_all_connected()
+{
+	rift_both_connected "$1" "$RIFTBLK_P0" && rift_both_connected "$1" "$RIFTBLK_P1"
+}
+
 # riftblk_sysfs DEV FILE: /sys/block/<dev>/riftblk/FILE
 riftblk_sysfs()
 {
