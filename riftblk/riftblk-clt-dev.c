@@ -12,6 +12,14 @@
  * Requests never time out in the block layer: the transport fails them
  * over to other paths and fails them itself after its io_timeout_ms, and
  * a shorter block-layer timeout would fail IO the transport still holds.
+
+ *
+ * A server that lost the mapping without closing it on request (it was
+ * reloaded, or the session was gone long enough for the server to drop
+ * it) answers its IO ESTALE.  Such requests are parked, the device is
+ * opened again under its device_path and access_mode from a work item,
+ * and the parked requests are requeued with the new handle; they fail
+ * only when re-opening keeps failing for remap_timeout_ms.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -34,6 +42,14 @@ module_param(size_poll_ms, uint, 0644);
 MODULE_PARM_DESC(size_poll_ms,
 		 "Interval at which mapped devices re-read their size from the server, ms; 0: never (default 2000)");
 
+static unsigned int remap_timeout_ms = 30000;
+module_param(remap_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(remap_timeout_ms,
+		 "How long IO waits for a device the server lost (ESTALE) to be opened again before it fails, ms (default 30000, the transport's default io_timeout_ms)");
+
+/* Pause between attempts to open a lost device again. */
+#define RIFTBLK_REOPEN_RETRY	HZ
+
 static int riftblk_major;
 static DEFINE_IDA(riftblk_clt_ida);
 static LIST_HEAD(riftblk_clt_devs);
@@ -42,11 +58,15 @@ static LIST_HEAD(riftblk_clt_devs);
  * struct riftblk_clt_iu - per-request data of the blk-mq request
  * @permit: the transport permit the request holds
  * @err: the request's result
+ * @dev_id: the handle it was sent with
+ * @stale_entry: in riftblk_clt_dev.stale_rqs
  * @sg: its data, rift_clt_attrs.max_segments entries
  */
 struct riftblk_clt_iu {
 	struct rift_permit	*permit;
 	int			err;
+	u32			dev_id;
+	struct list_head	stale_entry;
 	struct scatterlist	sg[];
 };
 
@@ -72,6 +92,8 @@ static blk_status_t riftblk_clt_errno_to_sts(int err)
 	}
 }
 
+static void riftblk_clt_remap_begin(struct riftblk_clt_dev *dev);
+
 static void riftblk_clt_io_done(void *priv, int err)
 {
 	struct request *rq = priv;
@@ -80,6 +102,17 @@ static void riftblk_clt_io_done(void *priv, int err)
 
 	iu->err = err;
 	rift_clt_put_permit(dev->sess->rsess, iu->permit);
+	if (err == -ESTALE) {
+		unsigned long flags;
+
+		/* Opening the device again sleeps: hand it to a work item. */
+		spin_lock_irqsave(&dev->stale_lock, flags);
+		list_add_tail(&iu->stale_entry, &dev->stale_rqs);
+		riftblk_clt_remap_begin(dev);
+		spin_unlock_irqrestore(&dev->stale_lock, flags);
+		queue_delayed_work(system_long_wq, &dev->recover_work, 0);
+		return;
+	}
 	blk_mq_complete_request(rq);
 }
 
@@ -148,7 +181,8 @@ static blk_status_t riftblk_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	bool data;
 	int err;
 
-	if (!riftblk_clt_rq_io(rq, READ_ONCE(dev->dev_id), &io))
+	iu->dev_id = READ_ONCE(dev->dev_id);
+	if (!riftblk_clt_rq_io(rq, iu->dev_id, &io))
 		return BLK_STS_NOTSUPP;
 	if (riftblk_io_encode(&io, hdr, sizeof(hdr)) < 0)
 		return BLK_STS_IOERR;
@@ -331,23 +365,144 @@ static void riftblk_clt_set_limits(struct riftblk_clt_dev *dev)
 	blk_queue_rq_timeout(q, RIFTBLK_RQ_TIMEOUT);
 }
 
+/* ------------------------------------------------------------------ */
+/* Opening a device again that the server lost                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Open the device under a new handle after the server lost the old one.
+ * Only the size is taken over: the queue's requests were built for the
+ * other limits, and a new logical block size is refused as by remap.
+ */
+static int riftblk_clt_reopen(struct riftblk_clt_dev *dev)
+{
+	struct riftblk_dev_info info;
+	int err;
+
+	lockdep_assert_held(&dev->id_lock);
+	err = riftblk_clt_send_open(dev->sess, dev->device_path, dev->access_mode, &info);
+	if (err)
+		return err;
+	WRITE_ONCE(dev->dev_id, info.dev_id);
+	if (info.logical_block_size != dev->info.logical_block_size) {
+		riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
+		return -EMEDIUMTYPE;
+	}
+	dev->info.dev_id = info.dev_id;
+	if (info.nr_sectors != dev->info.nr_sectors) {
+		dev->info.nr_sectors = info.nr_sectors;
+		set_capacity_and_notify(dev->disk, info.nr_sectors);
+	}
+	pr_info("%s: the server lost %s: opened it again as dev_id %u\n",
+		dev->disk->disk_name, dev->device_path, info.dev_id);
+	return 0;
+}
+
+/* Under @dev->stale_lock: requests wait from now, if none did yet. */
+static void riftblk_clt_remap_begin(struct riftblk_clt_dev *dev)
+{
+	if (!dev->remapping) {
+		dev->remapping = true;
+		dev->remap_start = jiffies;
+	}
+}
+
+/*
+ * Re-open the device if a parked request carries the current handle
+ * (the server does not know it), then requeue what is parked.  Parked
+ * requests with an older handle only need the requeue.  A failed re-open
+ * is tried again until remap_timeout_ms after the first request parked;
+ * then, or when the device is being unmapped, the requests fail.
+ */
+static void riftblk_clt_recover_work(struct work_struct *work)
+{
+	struct riftblk_clt_dev *dev = container_of(to_delayed_work(work),
+						   struct riftblk_clt_dev, recover_work);
+	unsigned long deadline;
+	struct riftblk_clt_iu *iu, *tmp;
+	bool reopen, requeued = false;
+	LIST_HEAD(rqs);
+	int err = 0;
+
+	mutex_lock(&dev->id_lock);
+	spin_lock_irq(&dev->stale_lock);
+	list_splice_init(&dev->stale_rqs, &rqs);
+	deadline = dev->remap_start + msecs_to_jiffies(READ_ONCE(remap_timeout_ms));
+	spin_unlock_irq(&dev->stale_lock);
+	reopen = dev->reopen;
+	list_for_each_entry(iu, &rqs, stale_entry)
+		reopen |= iu->dev_id == dev->dev_id;
+	if (reopen) {
+		if (READ_ONCE(dev->state) != RIFTBLK_CLT_MAPPED)
+			err = -ENODEV;
+		else
+			err = riftblk_clt_reopen(dev);
+	}
+	spin_lock_irq(&dev->stale_lock);
+	if (err && err != -ENODEV && time_before(jiffies, deadline)) {
+		/* Requests parked meanwhile wait with these. */
+		list_splice(&rqs, &dev->stale_rqs);
+		spin_unlock_irq(&dev->stale_lock);
+		mutex_unlock(&dev->id_lock);
+		pr_info_ratelimited("%s: opening %s again failed: %d; retrying\n",
+				    dev->disk->disk_name, dev->device_path, err);
+		queue_delayed_work(system_long_wq, &dev->recover_work,
+				   RIFTBLK_REOPEN_RETRY);
+		return;
+	}
+	dev->reopen = false;
+	if (list_empty(&dev->stale_rqs))
+		dev->remapping = false;
+	spin_unlock_irq(&dev->stale_lock);
+	mutex_unlock(&dev->id_lock);
+	if (err)
+		pr_err("%s: the server lost %s and it cannot be opened again: %d\n",
+		       dev->disk->disk_name, dev->device_path, err);
+
+	list_for_each_entry_safe(iu, tmp, &rqs, stale_entry) {
+		struct request *rq = blk_mq_rq_from_pdu(iu);
+
+		/* Off the list first: a requeued request is soon reused. */
+		list_del_init(&iu->stale_entry);
+		if (err) {
+			iu->err = err;
+			blk_mq_complete_request(rq);
+		} else {
+			blk_mq_requeue_request(rq, false);
+			requeued = true;
+		}
+	}
+	if (requeued)
+		blk_mq_kick_requeue_list(dev->disk->queue);
+}
+
 static void riftblk_clt_size_work(struct work_struct *work)
 {
 	struct riftblk_clt_dev *dev = container_of(to_delayed_work(work),
 						   struct riftblk_clt_dev, size_work);
 	unsigned int ms = READ_ONCE(size_poll_ms);
 	struct riftblk_dev_info info;
+	int err = -ENOTCONN;
 
 	mutex_lock(&dev->lock);
-	if (ms && dev->state == RIFTBLK_CLT_MAPPED && !READ_ONCE(dev->sess->disconnected) &&
-	    !riftblk_clt_send_dev(dev, RIFTBLK_MSG_INFO, &info) &&
-	    info.logical_block_size == dev->info.logical_block_size &&
-	    info.nr_sectors != dev->info.nr_sectors) {
+	mutex_lock(&dev->id_lock);
+	if (ms && dev->state == RIFTBLK_CLT_MAPPED && !READ_ONCE(dev->sess->disconnected))
+		err = riftblk_clt_send_dev(dev, RIFTBLK_MSG_INFO, &info);
+	if (err == -ESTALE) {
+		/* The server lost the device: open it before IO finds out. */
+		dev->reopen = true;
+		spin_lock_irq(&dev->stale_lock);
+		riftblk_clt_remap_begin(dev);
+		spin_unlock_irq(&dev->stale_lock);
+		queue_delayed_work(system_long_wq, &dev->recover_work, 0);
+	} else if (!err && info.logical_block_size == dev->info.logical_block_size &&
+		   info.nr_sectors != dev->info.nr_sectors) {
 		pr_info("%s: size changed on the server: %llu -> %llu sectors\n",
 			dev->disk->disk_name, dev->info.nr_sectors, info.nr_sectors);
 		dev->info.nr_sectors = info.nr_sectors;
 		set_capacity_and_notify(dev->disk, info.nr_sectors);
 	}
+	mutex_unlock(&dev->id_lock);
 	mutex_unlock(&dev->lock);
 	/* Polling off: look again later whether it was turned back on. */
 	queue_delayed_work(system_long_wq, &dev->size_work,
@@ -371,6 +526,8 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 	if (READ_ONCE(dev->state) != RIFTBLK_CLT_MAPPED)
 		s = "unmapping";
+	else if (READ_ONCE(dev->remapping))
+		s = "remapping";
 	else if (READ_ONCE(dev->sess->disconnected))
 		s = "disconnected";
 	else
@@ -443,9 +600,11 @@ static int riftblk_clt_remap(struct riftblk_clt_dev *dev)
 		return -ENODEV;
 	}
 	blk_mq_freeze_queue(dev->disk->queue);
+	/* After the freeze: it waited for the re-open of parked requests. */
+	mutex_lock(&dev->id_lock);
 	/* Either end may still hold the old mapping: drop it first. */
 	err = riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
-	if (err && err != -ENODEV)
+	if (err && err != -ENODEV && err != -ESTALE)
 		pr_info("%s: remap: closing the old mapping: %d\n",
 			dev->disk->disk_name, err);
 	err = riftblk_clt_send_open(dev->sess, dev->device_path, dev->access_mode, &info);
@@ -453,6 +612,7 @@ static int riftblk_clt_remap(struct riftblk_clt_dev *dev)
 		err = -EMEDIUMTYPE;
 	if (!err) {
 		WRITE_ONCE(dev->dev_id, info.dev_id);
+		dev->reopen = false;
 		dev->info = info;
 		riftblk_clt_set_limits(dev);
 		set_capacity_and_notify(dev->disk, info.nr_sectors);
@@ -462,6 +622,7 @@ static int riftblk_clt_remap(struct riftblk_clt_dev *dev)
 		pr_err("%s: remap of %s failed: %d\n", dev->disk->disk_name,
 		       dev->device_path, err);
 	}
+	mutex_unlock(&dev->id_lock);
 	blk_mq_unfreeze_queue(dev->disk->queue);
 	mutex_unlock(&dev->lock);
 	return err;
@@ -573,6 +734,10 @@ int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
 	mutex_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->entry);
 	INIT_DELAYED_WORK(&dev->size_work, riftblk_clt_size_work);
+	mutex_init(&dev->id_lock);
+	spin_lock_init(&dev->stale_lock);
+	INIT_LIST_HEAD(&dev->stale_rqs);
+	INIT_DELAYED_WORK(&dev->recover_work, riftblk_clt_recover_work);
 	dev->access_mode = args->access_mode;
 	strscpy(dev->device_path, args->device_path, sizeof(dev->device_path));
 
@@ -664,8 +829,12 @@ int riftblk_clt_dev_unmap(struct riftblk_clt_dev *dev, bool force,
 	mutex_unlock(&riftblk_clt_lock);
 	cancel_delayed_work_sync(&dev->size_work);
 	kobject_del(&dev->kobj);
-	/* Waits for the IO in flight, which the transport completes. */
+	/*
+	 * Waits for the IO in flight, which the transport completes, and
+	 * for requests waiting for a re-open, which then fail or go on.
+	 */
 	del_gendisk(dev->disk);
+	cancel_delayed_work_sync(&dev->recover_work);
 	err = riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
 	if (err)
 		pr_info("%s: the server did not confirm the unmap: %d\n",

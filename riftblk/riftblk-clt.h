@@ -63,8 +63,18 @@ enum riftblk_clt_state {
  * @dev_id: the server's handle of the mapping
  * @access_mode: enum riftblk_access_mode
  * @device_path: device path on the server
- * @info: what the server said about the device last
+ * @info: what the server said about the device last; under @id_lock
  * @size_work: re-reads the size from the server periodically
+ * @id_lock: @dev_id and @info against the automatic re-open; nests in
+ *	@lock.  The re-open never takes @lock: a remap holds it while it
+ *	waits for requests that only the re-open can finish.
+ * @stale_lock: @stale_rqs, @remapping, @remap_start
+ * @stale_rqs: requests the server refused with ESTALE, waiting for the
+ *	re-open
+ * @remapping: requests are waiting for the re-open
+ * @remap_start: jiffies when they began to wait
+ * @reopen: the server said ESTALE to an INFO: re-open even without IO
+ * @recover_work: re-opens the device and requeues @stale_rqs
  */
 struct riftblk_clt_dev {
 	struct kobject			kobj;
@@ -81,6 +91,13 @@ struct riftblk_clt_dev {
 	char				device_path[RIFTBLK_PATH_MAX];
 	struct riftblk_dev_info		info;
 	struct delayed_work		size_work;
+	struct mutex			id_lock;	/* see above */
+	spinlock_t			stale_lock;	/* see above */
+	struct list_head		stale_rqs;
+	bool				remapping;
+	unsigned long			remap_start;
+	bool				reopen;
+	struct delayed_work		recover_work;
 };
 
 extern struct mutex riftblk_clt_lock;

@@ -212,7 +212,12 @@ int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,
 		return -ENOMEM;
 	spin_lock_bh(&sess->lock);
 	map = xa_load(&sess->maps, io.dev_id);
-	err = !map || map->closing ? -ENODEV : riftblk_srv_io_check(map, &io);
+	if (!map)
+		err = -ESTALE;
+	else if (xa_is_value(map) || map->closing)
+		err = -ENODEV;
+	else
+		err = riftblk_srv_io_check(map, &io);
 	if (!err)
 		atomic_inc(&map->inflight);
 	spin_unlock_bh(&sess->lock);

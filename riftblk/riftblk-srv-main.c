@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/blkdev.h>
+#include <linux/random.h>
 
 #include "riftblk-srv.h"
 
@@ -48,6 +49,8 @@ static struct rift_srv_ctx *riftblk_srv_ctx;
 static size_t riftblk_srv_sp_len;
 /* The holder of every exclusive open: mappings share devices. */
 static int riftblk_srv_holder;
+/* Next dev_id to hand out, any session; under riftblk_srv_lock. */
+static u32 riftblk_srv_next_id;
 
 /**
  * struct riftblk_srv_ctl - OPEN, CLOSE or INFO on its way to the workqueue
@@ -281,7 +284,13 @@ static void riftblk_srv_map_close(struct riftblk_srv_map *map)
 	map->closing = true;
 	spin_unlock_bh(&sess->lock);
 	wait_event(riftblk_srv_idle_wait, !atomic_read(&map->inflight));
-	xa_erase(&sess->maps, map->dev_id);
+	/*
+	 * Keep the handle taken: its IO is refused ENODEV, which the client
+	 * takes as final, not ESTALE, which would make it open the device
+	 * again behind the administrator's back.  Replacing an existing
+	 * entry allocates nothing.
+	 */
+	xa_store(&sess->maps, map->dev_id, RIFTBLK_SRV_CLOSED, GFP_KERNEL);
 
 	list_del_init(&map->dev_entry);
 	d->nr_maps--;
@@ -400,8 +409,15 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	map->sess = sess;
 	atomic_set(&map->inflight, 0);
 	kobject_init(&map->kobj, &riftblk_srv_map_ktype);
-	err = xa_alloc(&sess->maps, &map->dev_id, map, xa_limit_32b, GFP_KERNEL);
-	if (err)
+	/*
+	 * Handles come from one counter for every session, starting at a
+	 * random value when the module loads: a handle a client kept from a
+	 * former server instance or session is almost surely unknown here
+	 * (ESTALE) rather than naming another device.
+	 */
+	err = xa_alloc_cyclic(&sess->maps, &map->dev_id, map, xa_limit_32b,
+			      &riftblk_srv_next_id, GFP_KERNEL);
+	if (err < 0)
 		goto err_put_dev;
 	err = riftblk_srv_answer_info(map, RIFTBLK_MSG_OPEN_RSP, data, datalen);
 	if (err)
@@ -474,6 +490,8 @@ static void riftblk_srv_ctl_work(struct work_struct *work)
 			break;
 		map = xa_load(&sess->maps, dev_id);
 		if (!map) {
+			err = -ESTALE;
+		} else if (xa_is_value(map)) {
 			err = -ENODEV;
 		} else if (hdr.type == RIFTBLK_MSG_CLOSE) {
 			err = ctl->dir == RIFT_WRITE && !ctl->datalen ? 0 : -EBADMSG;
@@ -578,6 +596,8 @@ static void riftblk_srv_sess_down(struct rift_srv_sess *rsess)
 	if (sess) {
 		list_del(&sess->entry);
 		xa_for_each(&sess->maps, id, map) {
+			if (xa_is_value(map))
+				continue;
 			pr_info("%s: disconnected: unmapping %s\n", sess->name,
 				map->dev->path);
 			riftblk_srv_map_close(map);
@@ -624,6 +644,7 @@ static int __init riftblk_srv_init(void)
 	err = riftblk_srv_check_search_path();
 	if (err)
 		return err;
+	riftblk_srv_next_id = get_random_u32();
 	err = class_register(&riftblk_srv_class);
 	if (err) {
 		pr_err("cannot register class: %d\n", err);

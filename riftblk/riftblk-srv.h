@@ -22,7 +22,9 @@
  * @lock: makes looking a mapping up and counting an IO on it atomic with
  *	closing the mapping
  * @maps: dev_id -> struct riftblk_srv_map, changed under riftblk_srv_lock
- *	and @lock
+ *	and @lock.  A closed mapping leaves RIFTBLK_SRV_CLOSED behind: the
+ *	session then knows the handle was its own (ENODEV) from one it never
+ *	had (ESTALE, e.g. a handle of a server instance before a reload).
  */
 struct riftblk_srv_sess {
 	struct rift_srv_sess	*rsess;
@@ -81,6 +83,9 @@ struct riftblk_srv_map {
 	bool			closing;
 	atomic_t		inflight;
 };
+
+/* The @maps entry of a mapping the session had and that was closed. */
+#define RIFTBLK_SRV_CLOSED	xa_mk_value(0)
 
 extern struct mutex riftblk_srv_lock;
 extern wait_queue_head_t riftblk_srv_idle_wait;

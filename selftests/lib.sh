@@ -485,6 +485,13 @@ riftblk_map()
 	rift_wait_until 5 test -b "/dev/$(basename "$d")"
 }
 
+# riftblk_all_connected SESS: both test paths (riftblk's port) connected
+# on the client and on the server.
+riftblk_all_connected()
+{
+	rift_both_connected "$1" "$RIFTBLK_P0" && rift_both_connected "$1" "$RIFTBLK_P1"
+}
+
 # riftblk_sysfs DEV FILE: /sys/block/<dev>/riftblk/FILE
 riftblk_sysfs()
 {
@@ -523,4 +530,67 @@ rift_kmalloc_snapshot()
 	done
 	awk '/^kmalloc-/ { print $1, $2 }' /proc/slabinfo > "$1"
 	awk '{ n += $2 } END { print n }' "$1"
+}
+
+# riftblk_fio_verify DEV NAME OUTDIR SECONDS [FIO_ARGS...]: random writes
+# of 4..64 KiB at queue depth 16 for SECONDS, every batch of 32 read back
+# and checked (crc32c) while writing; fio's JSON in OUTDIR/NAME.json.
+riftblk_fio_verify()
+{
+	local dev=$1 name=$2 out=$3 secs=$4
+	shift 4
+	# fio writes its verify state into its working directory.
+	(cd "$out" && fio --name="$name" --filename="$dev" --direct=1 \
+		--ioengine=libaio --rw=randwrite --bsrange=4k-64k --iodepth=16 \
+		--size=64M --time_based --runtime="$secs" --verify=crc32c \
+		--verify_backlog=32 --verify_fatal=1 --do_verify=1 "$@" \
+		--output-format=json --output="$out/$name.json" \
+		> "$out/$name.out" 2>&1)
+}
+
+# riftblk_fio_report JSON RC: one line of fio's figures; fails unless fio
+# exited 0 and counted no error.
+riftblk_fio_report()
+{
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+try:
+    s = open(sys.argv[1]).read()
+    j = json.loads(s[s.index("{"):])["jobs"][0]
+except Exception as e:
+    print("fio output unreadable: %s (rc %s)" % (e, sys.argv[2]))
+    sys.exit(1)
+w, r = j["write"], j["read"]
+p = w["clat_ns"].get("percentile", {})
+print("rc %s errors %d; writes %d IOPS %d KiB/s, latency mean %.0f us p99 %.0f us max %.0f ms; verify reads %d IOPS, %d ios checked" % (
+    sys.argv[2], j["error"], w["iops"], w["bw"], w["clat_ns"]["mean"] / 1000,
+    p.get("99.000000", 0) / 1000, w["clat_ns"]["max"] / 1e6, r["iops"],
+    r["total_ios"]))
+sys.exit(sys.argv[2] != "0" or j["error"] != 0)
+PY
+}
+
+# riftblk_completed DEV: reads and writes DEV completed so far.
+riftblk_completed()
+{
+	awk '{ print $1 + $5 }' "/sys/block/$(basename "$1")/stat"
+}
+
+# riftblk_sample DEV FILE: "seconds completed" lines every 0.2 s into
+# FILE until killed.
+riftblk_sample()
+{
+	while :; do
+		echo "$(date +%s.%N) $(riftblk_completed "$1")"
+		sleep 0.2
+	done > "$2"
+}
+
+# riftblk_longest_stall FILE: the longest time, in seconds, the count of
+# completed IOs in a riftblk_sample FILE did not move.
+riftblk_longest_stall()
+{
+	awk 'NR > 1 && $2 != n && $1 - s > m { m = $1 - s }
+	     NR == 1 || $2 != n { s = $1; n = $2 }
+	     { t = $1 } END { if (t - s > m) m = t - s; printf "%.1f\n", m }' "$1"
 }

@@ -22,6 +22,74 @@ for m in "${RIFT_MODULES[@]}"; do
 done
 echo "== sysfs"
 ls -d /sys/class/rift-* /sys/class/riftblk-* | sed 's/^/   /'
-echo "== unloading"
+
+S=demo
+CS=$RIFT_CLT_SYSFS/$S
+NB=riftnb0
+RUNTIME=25
+
+# paths_table: one line per path of the session.
+paths_table()
+{
+	local p
+	printf '   %-30s %-13s %9s %9s %9s %10s\n' path state reads writes failovers reconnects
+	for p in "$CS"/paths/*/; do
+		printf '   %-30s %-13s %9s %9s %9s %10s\n' "$(basename "$p")" \
+			"$(cat "$p/state")" "$(cat "$p/stats/reqs_read")" \
+			"$(cat "$p/stats/reqs_write")" "$(cat "$p/stats/failovers")" \
+			"$(cat "$p/stats/reconnects")"
+	done
+}
+
+echo "== riftblk: exporting a memory-backed null_blk device (256 MiB)"
+riftblk_nullb $NB 256
+dev=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NB")
+rift_wait_until 20 riftblk_all_connected $S
+echo 500 > "$CS/hb_interval_ms"
+echo 200 > "$CS/reconnect_delay_ms"
+echo 1000 > "$CS/reconnect_delay_max_ms"
+echo "   mapped /dev/$NB as $dev: $(blockdev --getsize64 "$dev") bytes," \
+	"state $(cat "$(riftblk_sysfs "$dev" state)"), session $S," \
+	"$(cat "$CS/connected_paths") paths connected"
+paths_table
+
+echo "== fio: ${RUNTIME} s of random writes 4..64 KiB, queue depth 16, crc32c read back and verified"
+fo0=$(cat "$CS/failed_over")
+rc=0
+riftblk_fio_verify "$dev" demo "$RIFT_OUT" $RUNTIME &
+fio_pid=$!
+riftblk_sample "$dev" "$RIFT_OUT/demo.samples" &
+smp=$!
+sleep 8
+echo "== t+8 s: link 1 (riftb1) goes down"
+ip link set dev riftb1 down
+rift_wait_until 20 eval "[ \"\$(rift_path_state $S $RIFTBLK_P1)\" != connected ]" || true
+sleep 3
+echo "   device $(cat "$(riftblk_sysfs "$dev" state)"), IO goes on over path 0:"
+paths_table
+echo "== link 1 comes back (rxe device re-created, see rift_link_up in selftests/lib.sh)"
+rift_link_up riftb1
+rift_wait_until 60 riftblk_all_connected $S || true
+paths_table
+wait $fio_pid || rc=$?
+kill $smp
+echo "== summary"
+echo "   device $dev: state $(cat "$(riftblk_sysfs "$dev" state)"); session $S:" \
+	"$(cat "$CS/connected_paths") paths connected, requests failed over" \
+	"$(($(cat "$CS/failed_over") - fo0)), failover errors $(cat "$CS/failover_errors")"
+paths_table
+echo "   longest IO stall: $(riftblk_longest_stall "$RIFT_OUT/demo.samples") s"
+fio_ok=0
+res=$(riftblk_fio_report "$RIFT_OUT/demo.json" $rc) && fio_ok=1
+echo "   fio: $res"
+if [ $fio_ok = 1 ]; then
+	echo "   verify errors: 0"
+else
+	echo "   verify errors or IO errors: see $RIFT_OUT/demo.out"
+fi
+echo "== unmapping and unloading"
+riftblk_unmap "$dev"
+rift_wait_until 10 eval "[ ! -e $dev ] && [ ! -e $CS ]"
 rift_unload_all
+[ $fio_ok = 1 ] || { echo "== fio FAILED"; exit 1; }
 dmesg | "$RIFT_TREE/tools/vm/dmesg-check.sh" && echo "== kernel log clean"

@@ -3,7 +3,9 @@
 #
 # `make demo`: the whole stack on a machine without RDMA hardware.
 # Installs what is needed, builds, boots a VM, brings up Soft-RoCE on two
-# links, loads Rift and shows what it sees, then shuts down.
+# links, loads Rift, exports a null_blk device through riftblk over a
+# two-path session, runs verified fio while one link goes down and up,
+# prints a summary, then unmaps, unloads and shuts down.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
