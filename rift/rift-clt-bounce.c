@@ -38,7 +38,9 @@ MODULE_PARM_DESC(read_bounce,
 
 /**
  * struct rift_clt_bounce - the staging pages of one path instance
- * @ib_dev: device the pages are mapped for
+ * @dev: device the pages are mapped for and whose PD the MRs are in; a
+ *	reference of its own, since the connections' go before the MRs do
+ * @ib_dev: its RDMA device
  * @nr: pages, one per permit
  * @per_mr: pages per MR
  * @nr_mrs: entries in @mrs
@@ -50,6 +52,7 @@ MODULE_PARM_DESC(read_bounce,
  * @reg_err: its error
  */
 struct rift_clt_bounce {
+	struct rift_dev		*dev;
 	struct ib_device	*ib_dev;
 	u32			nr;
 	u32			per_mr;
@@ -90,13 +93,13 @@ void rift_clt_bounce_free(struct rift_clt_path *path)
 	if (!b)
 		return;
 	WRITE_ONCE(path->bounce, NULL);
-	for (i = 0; i < b->nr_mrs; i++)
+	for (i = 0; b->mrs && i < b->nr_mrs; i++)
 		if (b->mrs[i])
 			ib_dereg_mr(b->mrs[i]);
-	for (i = 0; i < b->nr; i++) {
+	for (i = 0; b->pages && i < b->nr; i++) {
 		if (!b->pages[i])
 			continue;
-		if (b->dma[i])
+		if (b->dma && b->dma[i])
 			ib_dma_unmap_page(b->ib_dev, b->dma[i], PAGE_SIZE,
 					  DMA_FROM_DEVICE);
 		__free_page(b->pages[i]);
@@ -104,6 +107,9 @@ void rift_clt_bounce_free(struct rift_clt_path *path)
 	kfree(b->mrs);
 	kfree(b->dma);
 	kfree(b->pages);
+	/* Last: the MRs had to go before the PD may. */
+	if (b->dev)
+		rift_dev_put(b->dev);
 	kfree(b);
 }
 
@@ -165,13 +171,16 @@ int rift_clt_bounce_setup(struct rift_clt_path *path)
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
+	path->bounce = b;
+	b->dev = rift_dev_get(ib_dev);
+	if (!b->dev)
+		return -ENOMEM;
 	b->ib_dev = ib_dev;
 	b->nr = nr;
 	b->per_mr = per_mr;
 	b->nr_mrs = DIV_ROUND_UP(nr, per_mr);
 	b->reg_cqe.done = rift_clt_bounce_reg_done;
 	init_completion(&b->reg_done);
-	path->bounce = b;
 	b->pages = kcalloc(nr, sizeof(*b->pages), GFP_KERNEL);
 	b->dma = kcalloc(nr, sizeof(*b->dma), GFP_KERNEL);
 	b->mrs = kcalloc(b->nr_mrs, sizeof(*b->mrs), GFP_KERNEL);
@@ -192,7 +201,7 @@ int rift_clt_bounce_setup(struct rift_clt_path *path)
 		b->dma[i] = dma;
 	}
 	for (i = 0; i < b->nr_mrs; i++) {
-		err = rift_clt_bounce_map_mr(b, ctl->c.dev->pd, i, sgl, &wrs[i]);
+		err = rift_clt_bounce_map_mr(b, b->dev->pd, i, sgl, &wrs[i]);
 		if (err)
 			goto out;
 		wrs[i].wr.wr_cqe = &b->reg_cqe;

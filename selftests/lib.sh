@@ -532,6 +532,30 @@ rift_kmalloc_snapshot()
 	awk '{ n += $2 } END { print n }' "$1"
 }
 
+# rift_slab_owned FILE: slab objects in use that Rift's modules allocated,
+# from SLUB's allocation tracking (the harness boots with slub_debug=U):
+# "cache count caller" per call site into FILE; prints the sum.  An entry
+# is Rift's when the allocation's caller is in a rift or riftblk module,
+# or kvmalloc was, called from one.  Unlike a cache's total, this is not
+# moved by network buffers that rxe and the veth pair keep around.
+rift_slab_owned()
+{
+	local d=/sys/kernel/debug/slab f
+	[ -d $d ] || mount -t debugfs nodev /sys/kernel/debug
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 > "$f" 2>/dev/null
+	done
+	for f in $d/*/alloc_traces; do
+		awk -v c="$(basename "$(dirname "$f")")" '
+			function flush() { if (n && own) print c, n, site; n = 0 }
+			/^ *[0-9]+ / { flush(); n = $1; site = $2; own = /\[riftblk_|\[rift_/;
+				       kv = site ~ /^kvmalloc/; depth = 0; next }
+			kv && NF && depth++ < 6 && /\[riftblk_|\[rift_/ { own = 1 }
+			END { flush() }' "$f"
+	done > "$1"
+	awk '{ n += $2 } END { print n + 0 }' "$1"
+}
+
 # riftblk_fio_verify DEV NAME OUTDIR SECONDS [FIO_ARGS...]: random writes
 # of 4..64 KiB at queue depth 16 for SECONDS, every batch of 32 read back
 # and checked (crc32c) while writing; fio's JSON in OUTDIR/NAME.json.

@@ -6,8 +6,9 @@
 # 100 map / verified IO / unmap cycles leak nothing.  Each cycle opens
 # and closes the session too (its only device goes), so the whole stack
 # is exercised:
-#  - the in-use objects of the kmalloc-* caches (each shrunk first) differ
-#    by less than LEAK_MAX = 100: one leaked object per cycle exceeds it;
+#  - the slab objects in use that Rift's and riftblk's code allocated
+#    (SLUB's allocation tracking, caches shrunk first) differ by less than
+#    LEAK_MAX = 100: one leaked object per cycle reaches it;
 #  - every cycle gets /dev/riftblk0 again: a disk never released would
 #    keep its index;
 #  - the modules' reference counts are back where they were;
@@ -68,9 +69,10 @@ bad=$(cycles $WARMUP 1000)
 ktap_check "$WARMUP warm-up cycles" test "$bad" = 0
 sleep 2
 k0=$(rift_kmalloc_snapshot "$W/slab0")
+o0=$(rift_slab_owned "$W/own0")
 m0=$(refcnts)
 l0=$(leftovers)
-ktap_info "before: kmalloc objects $k0; $m0"
+ktap_info "before: Rift's slab objects $o0, kmalloc objects $k0; $m0"
 t0=$(rift_now_ms)
 bad=$(cycles $CYCLES 2000)
 ms=$(($(rift_now_ms) - t0))
@@ -78,28 +80,21 @@ ktap_info "$CYCLES cycles in $ms ms ($((ms / CYCLES)) ms each), $bad failed"
 ktap_check "$CYCLES cycles of map, verified IO, unmap" test "$bad" = 0
 sleep 2
 k1=$(rift_kmalloc_snapshot "$W/slab1")
+o1=$(rift_slab_owned "$W/own1")
 m1=$(refcnts)
 l1=$(leftovers)
-ktap_info "after: kmalloc objects $k1; $m1"
+# The kmalloc caches' totals are shown, not judged: kmalloc-512 also holds
+# network buffer heads that rxe and the veth pair keep around and swings by
+# hundreds either way over a long boot (seen: -545, +439, +402).  What
+# Rift's and riftblk's own code allocated is judged, by call site.
+ktap_info "after: Rift's slab objects $o1 (delta $((o1 - o0))); kmalloc objects $k1 (delta $((k1 - k0))); $m1"
 join "$W/slab0" "$W/slab1" | awk '$3 - $2 > 20 || $2 - $3 > 20 { print "# " $1 ": " $2 " -> " $3 }'
-# kmalloc-512 also holds the heads of network buffers, which rxe and the
-# veth pair keep in queues and caches: a long boot swings it by hundreds
-# either way (seen: -545 and +439 after 100 cycles).  A leak grows with
-# every batch of cycles, noise does not: on a suspect first batch, let
-# things settle and run a second batch of half the size, which must grow
-# too before the leak is called.
-leak=$((k1 - k0))
-if [ $leak -ge $LEAK_MAX ]; then
-	sleep 5
-	k1=$(rift_kmalloc_snapshot "$W/slab1")
-	bad=$(cycles $((CYCLES / 2)) 3000)
-	sleep 2
-	k2=$(rift_kmalloc_snapshot "$W/slab2")
-	ktap_info "suspect: $leak over $CYCLES cycles; settled at $k1; $((k2 - k1)) over $((CYCLES / 2)) more ($bad failed)"
-	[ $((k2 - k1)) -lt $((LEAK_MAX / 2)) ] && [ "$bad" = 0 ] && leak=0
-fi
-ktap_check "kmalloc objects in use: no growth with the cycles ($leak)" \
-	test $leak -lt $LEAK_MAX
+diff <(sort "$W/own0") <(sort "$W/own1") | grep '^[<>]' | head -20 |
+	while read -r line; do ktap_info "$line"; done
+# o0 > 0: the listening servers' contexts at least are there, so the
+# tracking does see Rift's allocations.
+ktap_check "Rift's slab objects in use grew by less than $LEAK_MAX ($((o1 - o0)))" \
+	eval "[ $o0 -gt 0 ] && [ $((o1 - o0)) -lt $LEAK_MAX ]"
 ktap_check "module reference counts unchanged" test "$m0" = "$m1"
 ktap_info "left: $l1"
 ktap_check "no session, device or mapping left" \
