@@ -538,6 +538,9 @@ static ssize_t reset_all_store(struct kobject *kobj, struct kobj_attribute *attr
 
 static struct kobj_attribute rift_clt_stat_reset_all = __ATTR_WO(reset_all);
 
+/* A counter added above must be listed below too. */
+static_assert(ARRAY_SIZE(rift_clt_stat_counters) == 11);
+
 static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[0].attr.attr,
 	&rift_clt_stat_counters[1].attr.attr,
@@ -549,6 +552,7 @@ static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[7].attr.attr,
 	&rift_clt_stat_counters[8].attr.attr,
 	&rift_clt_stat_counters[9].attr.attr,
+	&rift_clt_stat_counters[10].attr.attr,
 	&rift_clt_stat_inflight.attr,
 	&rift_clt_stat_reconnects.attr,
 	&rift_clt_stat_rtt_us.attr,

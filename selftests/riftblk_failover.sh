@@ -35,7 +35,7 @@ ktap_check "memory-backed null_blk, 256 MiB" riftblk_nullb $NB 256
 dev=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NB")
 ktap_check "map over a two-path session: $dev" test -b "$dev"
 ktap_check "both paths connected; short reconnect backoff" \
-	eval "rift_wait_until 20 rift_all_connected $S &&
+	eval "rift_wait_until 20 riftblk_all_connected $S &&
 	      echo 500 > $CS/hb_interval_ms && echo 200 > $CS/reconnect_delay_ms &&
 	      echo 1000 > $CS/reconnect_delay_max_ms && echo 60000 > $CS/io_timeout_ms"
 fo0=$(cat $CS/failed_over)
@@ -64,7 +64,7 @@ ktap_check "IO goes on over path 0 alone" \
 	rift_wait_until 20 eval "[ \$(reqs $RIFTBLK_P0) -gt $a2 ]"
 b2=$(reqs "$RIFTBLK_P1")
 rift_link_up riftb1
-ktap_check "link 1 up: path 1 reconnects" rift_wait_until 60 rift_all_connected $S
+ktap_check "link 1 up: path 1 reconnects" rift_wait_until 60 riftblk_all_connected $S
 ktap_check "path 1 carries requests again" \
 	rift_wait_until 30 eval "! kill -0 $fio_pid 2>/dev/null || [ \$(reqs $RIFTBLK_P1) -gt $b2 ]"
 rift_wait_pid $((RUNTIME + 240)) $fio_pid
@@ -82,6 +82,6 @@ ktap_check "fio verify across the link failure: zero errors" test $frc = 0
 ktap_check "both paths carried IO, path 1 also after it came back" \
 	test $((a3 - a0)) -gt 0 -a $((b3 - b2)) -gt 0
 ktap_check "device mapped, both paths connected" \
-	eval "[ \"\$(cat $(riftblk_sysfs "$dev" state))\" = mapped ] && rift_all_connected $S"
+	eval "[ \"\$(cat $(riftblk_sysfs "$dev" state))\" = mapped ] && riftblk_all_connected $S"
 ktap_check "unmap" riftblk_unmap "$dev"
 ktap_finished
