@@ -14,10 +14,10 @@
  *		SEED and the offset, verify reads it back and compares.  The
  *		run stops submitting at the first request that cannot be
  *		submitted.
- *		or write "random OFFSET COUNT DEPTH SEED": COUNT requests of
- *		random direction and random size (1 byte up to the session's
- *		max_io_size, half of them up to two pages), DEPTH in
- *		flight; in-flight slot k owns the region
+ *		or write "random OFFSET COUNT DEPTH SEED [MAXLEN]": COUNT
+ *		requests of random direction and random size (1 byte up to
+ *		MAXLEN, default and at most the session's max_io_size), DEPTH
+ *		in flight; in-flight slot k owns the region
  *		OFFSET + k * max_io_size of the store, so requests of
  *		one run never overlap.  Writes fill a pattern derived from
  *		SEED, a generation and the byte's offset; reads read up to
@@ -172,6 +172,7 @@ struct rift_test_run {
 	enum rift_test_op	op;
 	u64			offset;
 	u32			len;
+	u32			max_len;	/* random: largest size drawn */
 	u32			seed;
 	u32			count;
 	u32			depth;
@@ -353,16 +354,6 @@ static void rift_test_done(void *priv, int err)
 	spin_unlock_irqrestore(&run->lock, flags);
 }
 
-/*
- * Half of the random requests stay within two pages: small IO takes other
- * paths through the transport (a read of up to a page is answered into a
- * staging page) and would be rare among sizes drawn up to max_io_size.
- */
-static u32 rift_test_rnd_cap(u32 r, u32 max)
-{
-	return r & 2 ? min_t(u32, max, 2 * PAGE_SIZE) : max;
-}
-
 /* Decide the slot's next request and fill the data of a write. */
 static void rift_test_prepare(struct rift_test_run *run,
 			      struct rift_test_slot *slot, u32 n)
@@ -384,15 +375,13 @@ static void rift_test_prepare(struct rift_test_run *run,
 	slot->offset = slot->region;
 	if (!slot->written_len || (r & 1)) {
 		slot->dir = RIFT_WRITE;
-		slot->len = 1 + prandom_u32_state(&run->rnd) %
-			    rift_test_rnd_cap(r, run->ts->max_io_size);
+		slot->len = 1 + prandom_u32_state(&run->rnd) % run->max_len;
 		slot->gen = ++run->gen;
 		slot->key = rift_test_key(run->seed, slot->gen);
 		rift_test_fill(slot);
 	} else {
 		slot->dir = RIFT_READ;
-		slot->len = 1 + prandom_u32_state(&run->rnd) %
-			    rift_test_rnd_cap(r, slot->written_len);
+		slot->len = 1 + prandom_u32_state(&run->rnd) % slot->written_len;
 		slot->key = rift_test_key(run->seed, slot->written_gen);
 		slot->verify = true;
 	}
@@ -604,13 +593,15 @@ static int rift_test_run(struct rift_test_sess *ts, enum rift_test_op op,
 {
 	struct rift_test_run *run;
 	ktime_t start = ktime_get();
-	u32 i;
+	u32 i, max_len = 0;
 	int err;
 
 	if (!count || count > RIFT_TEST_MAX_COUNT || !depth ||
 	    depth > RIFT_TEST_MAX_DEPTH)
 		return -EINVAL;
 	if (op == RIFT_TEST_OP_RANDOM) {
+		/* @len caps the sizes drawn; the regions stay max_io_size. */
+		max_len = len && len < ts->max_io_size ? len : ts->max_io_size;
 		len = ts->max_io_size;
 		/*
 		 * The tests load client and server with the same store_mb
@@ -634,6 +625,7 @@ static int rift_test_run(struct rift_test_sess *ts, enum rift_test_op op,
 	run->op = op;
 	run->offset = offset;
 	run->len = len;
+	run->max_len = max_len;
 	run->seed = seed;
 	run->count = count;
 	run->depth = depth;
@@ -775,8 +767,8 @@ static ssize_t rift_test_io_write(struct file *file, const char __user *ubuf,
 	if (!strcmp(opname, "random")) {
 		op = RIFT_TEST_OP_RANDOM;
 		len = 0;
-		if (sscanf(buf, "%*s %llu %u %u %u", &offset, &n, &depth,
-			   &seed) != 4)
+		if (sscanf(buf, "%*s %llu %u %u %u %u", &offset, &n, &depth,
+			   &seed, &len) < 4)
 			return -EINVAL;
 	} else {
 		if (!strcmp(opname, "write"))

@@ -146,10 +146,12 @@ ktap_check "the late write landed in the staging page: absorbed, not refused, pa
 	eval "rift_wait_until 5 eval '[ \$(sum_both late_responses) = $((l0 + 1)) ]' &&
 	      [ \$(cat $SS/writes_refused) = $w0 ] && all_connected &&
 	      [ \$(sum_both reconnects) = $rc0 ] && [ \$(sum_both bounced_reads) -gt $b0 ]"
-ktap_check "verified small and large reads after it, permits reused" \
+b0=$(sum_both bounced_reads)
+ktap_check "verified IO of 1 B..8 KiB after it (reads staged and not), permits reused" \
 	eval "echo 30000 > $CS/io_timeout_ms &&
-	      rift_test_io $S random 8388608 1000 64 17 && [ \$(rift_test_stat $S errors) = $e0 ] &&
-	      [ \$(rift_test_bad_completions) = 0 ]"
+	      rift_test_io $S random 8388608 2000 64 17 8192 && [ \$(rift_test_stat $S errors) = $e0 ] &&
+	      [ \$(rift_test_bad_completions) = 0 ] && [ \$(sum_both bounced_reads) -gt $((b0 + 100)) ]"
+ktap_info "bounced_reads +$(($(sum_both bounced_reads) - b0)) of $(last)"
 echo Y > /sys/module/rift_server/parameters/cancel
 
 ktap_check "session closes" rift_test_close $S
