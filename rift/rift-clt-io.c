@@ -424,6 +424,101 @@ out:
 }
 
 /**
+ * rift_clt_con_poll() - reap what a poll connection's CQ holds
+ * @con: poll connection
+ * @budget: completions to reap at most
+ *
+ * The completion handlers run in the caller's context, under the
+ * connection's poll lock.  A caller that finds another one polling
+ * returns at once: those completions are being reaped anyway.  Process
+ * context only (the teardown takes the lock with a wait).
+ *
+ * Return: completions reaped.
+ */
+int rift_clt_con_poll(struct rift_clt_con *con, int budget)
+{
+	int n = 0;
+
+	if (!spin_trylock(&con->poll_lock))
+		return 0;
+	if (con->poll_ok)
+		n = ib_process_cq_direct(con->c.cq, budget);
+	spin_unlock(&con->poll_lock);
+	return n;
+}
+
+/**
+ * rift_clt_poll() - reap the completions of a poll connection
+ * @sess: session opened with nr_poll_cons
+ * @idx: poll connection, below rift_clt_attrs.nr_poll_cons
+ *
+ * Polls poll connection @idx of every connected path, a few completions
+ * each, and runs their handlers, and so the done callbacks of requests
+ * sent with rift_permit_set_poll(permit, @idx), from here.  Safe to call
+ * from several threads at once: one polls a given connection at a time,
+ * the others skip it.  Requests failed over, timed out or in flight on a
+ * path that fails complete as without polling (the path's teardown and
+ * heartbeat tick reap what no one polls).  Process context only, e.g.
+ * blk-mq's ->poll; the done callbacks run with preemption disabled.
+ *
+ * Return: completions reaped (responses and local work completions
+ * alike, so not necessarily requests completed), or -EINVAL for an @idx
+ * the session does not have.
+ */
+int rift_clt_poll(struct rift_clt_sess *sess, unsigned int idx)
+{
+	struct rift_clt_path *path;
+	int n, found = 0;
+
+	if (idx >= sess->nr_poll_cons)
+		return -EINVAL;
+	/*
+	 * A failed path's CQ is drained by its close work, which waits for
+	 * this section before it starts (synchronize_rcu), as for posting.
+	 */
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry) {
+		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED)
+			continue;
+		n = rift_clt_con_poll(rift_clt_poll_con(path, idx), RIFT_CLT_POLL_BUDGET);
+		if (n > 0) {
+			this_cpu_add(path->stats->poll_completions, n);
+			found += n;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+EXPORT_SYMBOL_GPL(rift_clt_poll);
+
+/**
+ * rift_clt_path_poll_tick() - reap the poll connections no one polled
+ * @path: connected path, from its heartbeat tick
+ *
+ * Nothing but a poller reaps a poll connection's CQ: a ULP that stopped
+ * polling (its waiter gave up, or nothing of its own is in flight) would
+ * strand the fence completions of timed-out requests, late responses,
+ * responses to requests failed over from another path, and the answers
+ * to progress probes.  The tick reaps whatever is there, so none is more
+ * than a tick late; it runs before the probes look, so that an answer
+ * waiting in the CQ counts as progress.
+ */
+void rift_clt_path_poll_tick(struct rift_clt_path *path)
+{
+	struct rift_clt_con *con;
+	u16 i;
+	int n;
+
+	for (i = 0; i < path->nr_poll_cons; i++) {
+		con = rift_clt_poll_con(path, i);
+		/* Bounded: the CQ holds no more than this. */
+		n = rift_clt_con_poll(con, con->c.cq_size);
+		if (n > 0)
+			this_cpu_add(path->stats->poll_tick_completions, n);
+	}
+}
+
+/**
  * rift_clt_path_release_orphans() - the server can no longer answer them
  * @path: path whose connections are all closed
  */
@@ -602,8 +697,10 @@ struct rift_permit *rift_clt_get_permit(struct rift_clt_sess *sess,
 	wait_event(sess->permit_wait,
 		   (permit = rift_clt_try_get_permit(sess)) != NULL);
 out:
-	if (permit)
+	if (permit) {
 		permit->cpu = raw_smp_processor_id();
+		permit->poll = 0;
+	}
 	return permit;
 }
 EXPORT_SYMBOL_GPL(rift_clt_get_permit);
@@ -631,12 +728,31 @@ void *rift_permit_to_pdu(struct rift_permit *permit)
 }
 EXPORT_SYMBOL_GPL(rift_permit_to_pdu);
 
+/**
+ * rift_permit_set_poll() - send the permit's request on a poll connection
+ * @permit: permit, from rift_clt_get_permit() (which clears the mark)
+ * @idx: poll connection, below rift_clt_attrs.nr_poll_cons
+ *
+ * The request goes on poll connection @idx of whichever path carries it,
+ * also after a failover, and its completion runs from rift_clt_poll() on
+ * @idx (or, when no one polls, from the path's heartbeat tick at the
+ * latest).  rift_clt_request() refuses an @idx the session does not have.
+ */
+void rift_permit_set_poll(struct rift_permit *permit, unsigned int idx)
+{
+	permit->poll = min_t(unsigned int, idx, U16_MAX - 1) + 1;
+}
+EXPORT_SYMBOL_GPL(rift_permit_set_poll);
+
 static struct rift_clt_con *rift_clt_pick_con(struct rift_clt_path *path,
 					      struct rift_permit *permit)
 {
 	int cpu = raw_smp_processor_id();
-	u16 nr_io = path->nr_cons - 1;
+	u16 nr_io = rift_clt_nr_io_cons(path);
 
+	/* Every path of a session has the session's poll connections. */
+	if (permit->poll)
+		return rift_clt_poll_con(path, permit->poll - 1);
 	if (!nr_io)
 		return &path->cons[RIFT_CLT_CON_CTL];
 	if (cpu != permit->cpu)
@@ -875,7 +991,8 @@ out_unlock:
  * any more; its permit may then be released as usual.
  *
  * Return: 0 if submitted; -EMSGSIZE for a request over the limits,
- * -ENOTCONN if no path is connected and none can come back (session
+ * -EINVAL for a permit marked for a poll connection the session does not
+ * have (rift_permit_set_poll()), -ENOTCONN if no path is connected and none can come back (session
  * closing, io_timeout_ms 0), another negative errno if posting failed
  * (the request was not submitted then).
  */
@@ -898,6 +1015,8 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 	if (usr_len > RIFT_USR_LEN_MAX || data_len > sess->max_io_size ||
 	    sg_cnt > RIFT_IO_MAX_SEGS)
 		return -EMSGSIZE;
+	if (permit->poll > sess->nr_poll_cons)
+		return -EINVAL;
 	/* The payload lands at the start of the chunk: it must be exact. */
 	for_each_sg(sg, s, sg_cnt, i)
 		sg_len += s->length;

@@ -199,7 +199,8 @@ static u16 rift_clt_nr_cons(u16 asked)
  * Connects every path; returns once at least one is connected.  Paths that
  * failed stay in the session and keep retrying.
  *
- * Return: the session, or an ERR_PTR: -EINVAL for bad arguments, -EEXIST
+ * Return: the session, or an ERR_PTR: -EINVAL for bad arguments (more
+ * than %RIFT_CLT_MAX_POLL_CONS poll connections among them), -EEXIST
  * if a session of that name exists, the last path's error if none
  * connected.
  */
@@ -219,6 +220,12 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	for (i = 0; i < args->nr_paths; i++)
 		if (!args->paths[i].dst)
 			return ERR_PTR(-EINVAL);
+	/* Each costs a QP, receive buffers and MRs per path, on both ends. */
+	if (args->nr_poll_cons > RIFT_CLT_MAX_POLL_CONS) {
+		pr_err("session %s: %u poll connections asked for, at most %u\n",
+		       args->sessname, args->nr_poll_cons, RIFT_CLT_MAX_POLL_CONS);
+		return ERR_PTR(-EINVAL);
+	}
 	/* device_add() would WARN on a duplicate name: refuse it first. */
 	dup = class_find_device_by_name(&rift_clt_class, args->sessname);
 	if (dup) {
@@ -236,6 +243,7 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 		sess->ops = *args->ops;
 	sess->port = args->port ? args->port : RIFT_DEFAULT_PORT;
 	sess->nr_cons = rift_clt_nr_cons(args->nr_cons);
+	sess->nr_poll_cons = args->nr_poll_cons;
 	sess->req_queue_depth = args->queue_depth ? args->queue_depth :
 		clamp_t(u32, default_queue_depth, 1, RIFT_MAX_QUEUE_DEPTH);
 	sess->pdu_size = args->pdu_size;
@@ -339,6 +347,7 @@ int rift_clt_query(struct rift_clt_sess *sess, struct rift_clt_attrs *attrs)
 	attrs->queue_depth = sess->queue_depth;
 	attrs->max_io_size = sess->max_io_size;
 	attrs->max_segments = RIFT_IO_MAX_SEGS;
+	attrs->nr_poll_cons = sess->nr_poll_cons;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rift_clt_query);

@@ -202,6 +202,11 @@ static int rift_clt_con_route_resolved(struct rift_clt_con *con)
 		rift_clt_path_set_error(path, "cannot create QP: %d", err);
 		return err;
 	}
+	if (con->c.direct_cq) {
+		spin_lock(&con->poll_lock);
+		con->poll_ok = true;
+		spin_unlock(&con->poll_lock);
+	}
 	if (con->idx != RIFT_CLT_CON_CTL) {
 		max_pages = (RIFT_CHUNK_SIZE_MAX >> PAGE_SHIFT) + 1;
 		max_pages = min(max_pages, cm_id->device->attrs.max_fast_reg_page_list_len);
@@ -354,6 +359,15 @@ static void rift_clt_con_close(struct rift_clt_con *con)
 	rdma_destroy_id(cm_id);
 	con->c.cm_id = NULL;
 	con->established = false;
+	/*
+	 * The drain below polls a poll connection's CQ itself: wait for a
+	 * poller that is at it, and keep every later one away.
+	 */
+	if (con->c.direct_cq) {
+		spin_lock(&con->poll_lock);
+		con->poll_ok = false;
+		spin_unlock(&con->poll_lock);
+	}
 	qp = con->c.qp;
 	if (qp) {
 		/*
@@ -756,6 +770,11 @@ int rift_clt_path_connect_now(struct rift_clt_path *path)
  * tick, so a slow ULP on the server (the probe is answered) is told apart
  * from a dead QP (it is not); fail the path after hb_missed_max silent
  * ticks, so that its teardown flushes the QP and completes the requests.
+ * Poll connections are probed too: a wedged one would otherwise hold its
+ * requests for good (their timeout fences never complete either).  The
+ * probe goes only to a connection with requests in flight that received
+ * nothing for a whole tick, so it never competes with polled IO that
+ * moves; its answer is reaped by the tick's own poll.
  * Return: true if the path was failed.
  */
 static bool rift_clt_path_probe_cons(struct rift_clt_path *path)
@@ -809,6 +828,7 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 
 	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
 		return;
+	rift_clt_path_poll_tick(path);
 	path->hb_interval_ms = READ_ONCE(path->sess->hb_interval_ms);
 	path->hb_missed_max = READ_ONCE(path->sess->hb_missed_max);
 	if (atomic_xchg(&path->rx_seen, 0)) {
@@ -1000,7 +1020,8 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	else
 		snprintf(path->name, sizeof(path->name), "%pISpc", dst);
 
-	path->nr_cons = sess->nr_cons;
+	path->nr_poll_cons = sess->nr_poll_cons;
+	path->nr_cons = sess->nr_cons + sess->nr_poll_cons;
 	path->cons = kcalloc(path->nr_cons, sizeof(*path->cons), GFP_KERNEL);
 	path->stats = alloc_percpu(struct rift_clt_stats);
 	if (!path->cons || !path->stats) {
@@ -1011,6 +1032,8 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 		path->cons[i].path = path;
 		path->cons[i].idx = i;
 		init_completion(&path->cons[i].done);
+		spin_lock_init(&path->cons[i].poll_lock);
+		path->cons[i].c.direct_cq = i >= path->nr_cons - path->nr_poll_cons;
 	}
 	return path;
 }

@@ -128,6 +128,14 @@ static ssize_t nr_cons_show(struct device *dev, struct device_attribute *attr,
 
 static DEVICE_ATTR_RO(nr_cons);
 
+static ssize_t nr_poll_cons_show(struct device *dev, struct device_attribute *attr,
+				 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_sess(dev)->nr_poll_cons);
+}
+
+static DEVICE_ATTR_RO(nr_poll_cons);
+
 static ssize_t add_path_store(struct device *dev, struct device_attribute *attr,
 			      const char *buf, size_t count)
 {
@@ -282,6 +290,7 @@ static struct attribute *rift_clt_sess_attrs[] = {
 	&dev_attr_max_io_size.attr,
 	&dev_attr_connected_paths.attr,
 	&dev_attr_nr_cons.attr,
+	&dev_attr_nr_poll_cons.attr,
 	&dev_attr_pinned_bytes.attr,
 	&dev_attr_add_path.attr,
 	&dev_attr_mp_policy.attr,
@@ -496,6 +505,10 @@ static struct rift_clt_stat_attr rift_clt_stat_counters[] = {
 	  offsetof(struct rift_clt_stats, late_responses) },
 	{ __ATTR(bounced_reads, 0444, rift_clt_stat_show, NULL),
 	  offsetof(struct rift_clt_stats, bounced_reads) },
+	{ __ATTR(poll_completions, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, poll_completions) },
+	{ __ATTR(poll_tick_completions, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, poll_tick_completions) },
 };
 
 static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -539,7 +552,7 @@ static ssize_t reset_all_store(struct kobject *kobj, struct kobj_attribute *attr
 static struct kobj_attribute rift_clt_stat_reset_all = __ATTR_WO(reset_all);
 
 /* A counter added above must be listed below too. */
-static_assert(ARRAY_SIZE(rift_clt_stat_counters) == 11);
+static_assert(ARRAY_SIZE(rift_clt_stat_counters) == 13);
 
 static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[0].attr.attr,
@@ -553,6 +566,8 @@ static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[8].attr.attr,
 	&rift_clt_stat_counters[9].attr.attr,
 	&rift_clt_stat_counters[10].attr.attr,
+	&rift_clt_stat_counters[11].attr.attr,
+	&rift_clt_stat_counters[12].attr.attr,
 	&rift_clt_stat_inflight.attr,
 	&rift_clt_stat_reconnects.attr,
 	&rift_clt_stat_rtt_us.attr,

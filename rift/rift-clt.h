@@ -16,11 +16,24 @@
 #include <rift/rift.h>
 #include "rift-core.h"
 
-/* Connection index 0 carries control traffic; IO uses 1..nr_cons-1. */
+/*
+ * Connection index 0 carries control traffic; IO uses the next ones, one
+ * per CPU up to a cap; the path's last nr_poll_cons connections are poll
+ * connections, whose completions the ULP reaps with rift_clt_poll().
+ */
 #define RIFT_CLT_CON_CTL	0
 #define RIFT_CLT_MAX_IO_CONS	16
 
 struct rift_clt_bounce;
+
+/* Every connection of a path must fit in the CON_REQ's con_cnt. */
+static_assert(1 + RIFT_CLT_MAX_IO_CONS + RIFT_CLT_MAX_POLL_CONS <= RIFT_MAX_CONS);
+
+/*
+ * Completions one rift_clt_poll() reaps per connection at most: a caller
+ * spinning on one request should not spend long on others' completions.
+ */
+#define RIFT_CLT_POLL_BUDGET	16
 
 /* Ranges of the session tunables (sysfs and module parameters). */
 #define RIFT_CLT_RECONNECT_DELAY_MIN_MS	10U
@@ -69,6 +82,11 @@ struct rift_clt_path;
  *	received
  * @probe_out: a heartbeat probe was sent on this connection and not yet
  *	answered
+ * @poll_lock: a poll connection's CQ is polled by one caller at a time
+ *	(ib_process_cq_direct() is not reentrant on one CQ); taken with
+ *	trylock by pollers, with a wait by the teardown
+ * @poll_ok: under @poll_lock: the CQ exists and may be polled; cleared
+ *	before the teardown drains the QP, which then polls it alone
  */
 struct rift_clt_con {
 	struct rift_con		c;
@@ -87,6 +105,8 @@ struct rift_clt_con {
 	atomic_t		rx_seen;
 	u32			stalled;
 	bool			probe_out;
+	spinlock_t		poll_lock;	/* see above */
+	bool			poll_ok;
 };
 
 /**
@@ -103,6 +123,9 @@ struct rift_clt_con {
  * @timeouts: requests failed with -ETIMEDOUT after io_timeout_ms in flight
  * @late_responses: responses that arrived for timed-out requests
  * @bounced_reads: reads answered into a staging page and copied out
+ * @poll_completions: completions rift_clt_poll() reaped on poll connections
+ * @poll_tick_completions: completions on poll connections that the
+ *	heartbeat tick reaped because no one else had polled them
  */
 struct rift_clt_stats {
 	u64	reqs_read;
@@ -116,6 +139,8 @@ struct rift_clt_stats {
 	u64	timeouts;
 	u64	late_responses;
 	u64	bounced_reads;
+	u64	poll_completions;
+	u64	poll_tick_completions;
 };
 
 /**
@@ -132,7 +157,8 @@ struct rift_clt_stats {
  * @lock: guards @state, @last_error
  * @last_error: why the last attempt failed or the path went down
  * @reconnect_gen: bumped at every connect attempt
- * @nr_cons: connections, control included
+ * @nr_cons: connections, control and poll connections included
+ * @nr_poll_cons: poll connections, the last ones of @cons
  * @cons: the connections
  * @connect_work: (re)connects the path
  * @close_work: tears the connections down after a failure
@@ -184,6 +210,7 @@ struct rift_clt_path {
 	char				last_error[128];
 	u32				reconnect_gen;
 	u16				nr_cons;
+	u16				nr_poll_cons;
 	struct rift_clt_con		*cons;
 	struct delayed_work		connect_work;
 	struct work_struct		close_work;
@@ -321,11 +348,14 @@ struct rift_clt_req {
  * struct rift_permit - what a ULP holds while it owns a request slot
  * @id: permit index == server chunk id
  * @cpu: CPU the permit was taken on
+ * @poll: 0, or 1 + the poll connection its request goes on
+ *	(rift_permit_set_poll())
  * @pdu: ULP private data (rift_clt_open_args.pdu_size bytes)
  */
 struct rift_permit {
 	u32	id;
 	int	cpu;
+	u16	poll;
 	u8	pdu[] __aligned(8);
 };
 
@@ -337,7 +367,8 @@ struct rift_permit {
  * @uuid: session identity
  * @ops: ULP callbacks (copied)
  * @port: server port
- * @nr_cons: connections per path, control included
+ * @nr_cons: connections per path, control included, poll connections not
+ * @nr_poll_cons: poll connections per path
  * @queue_depth: permits granted (agreed by the first path to connect)
  * @req_queue_depth: permits asked for
  * @max_io_size: smallest limit of any path that connected
@@ -379,6 +410,7 @@ struct rift_clt_sess {
 	struct rift_clt_ops		ops;
 	u16				port;
 	u16				nr_cons;
+	u16				nr_poll_cons;
 	u32				queue_depth;
 	u32				req_queue_depth;
 	u32				max_io_size;
@@ -414,6 +446,19 @@ struct rift_clt_sess {
 
 extern struct class rift_clt_class;
 
+/* Poll connection @idx of @path; @idx < path->nr_poll_cons. */
+static inline struct rift_clt_con *rift_clt_poll_con(struct rift_clt_path *path,
+						     unsigned int idx)
+{
+	return &path->cons[path->nr_cons - path->nr_poll_cons + idx];
+}
+
+/* IO connections that are not poll connections. */
+static inline u16 rift_clt_nr_io_cons(const struct rift_clt_path *path)
+{
+	return path->nr_cons - 1 - path->nr_poll_cons;
+}
+
 /* rift-clt-path.c */
 struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 					   const struct sockaddr_storage *src,
@@ -435,6 +480,8 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_clt_fail_inflight(struct rift_clt_con *con);
 void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
 void rift_clt_path_release_orphans(struct rift_clt_path *path);
+int rift_clt_con_poll(struct rift_clt_con *con, int budget);
+void rift_clt_path_poll_tick(struct rift_clt_path *path);
 int rift_clt_req_post(struct rift_clt_req *req);
 int rift_clt_reqs_init(struct rift_clt_sess *sess);
 u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);

@@ -128,9 +128,22 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu)
 }
 EXPORT_SYMBOL_GPL(rift_iu_free);
 
+/* Give back a connection's CQ to where it came from. */
+static void rift_con_put_cq(struct rift_con *con)
+{
+	if (!con->cq)
+		return;
+	if (con->direct_cq)
+		ib_free_cq(con->cq);
+	else
+		ib_cq_pool_put(con->cq, con->cq_size);
+	con->cq = NULL;
+}
+
 /**
  * rift_con_create_qp() - create the RC QP of a connection on its rdma_cm id
- * @con: connection; ->cm_id, ->dev, ->cq and the sizes are filled in
+ * @con: connection; ->cm_id, ->dev, ->cq and the sizes are filled in;
+ *	->direct_cq chooses a CQ the caller polls (IB_POLL_DIRECT)
  * @cm_id: rdma_cm id whose device is resolved
  * @max_send_wr: send queue depth
  * @max_recv_wr: receive queue depth
@@ -154,8 +167,16 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 
 	/* One more WR each way and two CQEs for ib_drain_qp()'s markers. */
 	con->cq_size = max_send_wr + max_recv_wr + 2;
-	con->cq = ib_cq_pool_get(ib_dev, con->cq_size, comp_vector,
-				 IB_POLL_SOFTIRQ);
+	/*
+	 * A polled connection's completions are reaped by whoever polls it,
+	 * never by an interrupt; ib_drain_qp() polls such a CQ itself.
+	 */
+	if (con->direct_cq)
+		con->cq = ib_alloc_cq(ib_dev, con, con->cq_size, comp_vector,
+				      IB_POLL_DIRECT);
+	else
+		con->cq = ib_cq_pool_get(ib_dev, con->cq_size, comp_vector,
+					 IB_POLL_SOFTIRQ);
 	if (IS_ERR(con->cq)) {
 		err = PTR_ERR(con->cq);
 		con->cq = NULL;
@@ -197,8 +218,7 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 	return 0;
 
 err_put_cq:
-	ib_cq_pool_put(con->cq, con->cq_size);
-	con->cq = NULL;
+	rift_con_put_cq(con);
 err_put_dev:
 	rift_dev_put(con->dev);
 	con->dev = NULL;
@@ -224,10 +244,7 @@ void rift_con_destroy_qp(struct rift_con *con)
 			ib_destroy_qp(con->qp);
 		con->qp = NULL;
 	}
-	if (con->cq) {
-		ib_cq_pool_put(con->cq, con->cq_size);
-		con->cq = NULL;
-	}
+	rift_con_put_cq(con);
 	if (con->dev) {
 		rift_dev_put(con->dev);
 		con->dev = NULL;

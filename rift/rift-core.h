@@ -75,8 +75,12 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
  * @cm_id: rdma_cm identifier the QP was created on
  * @qp: the QP; kept here too so it can be destroyed after @cm_id
  * @dev: device and PD the QP lives on
- * @cq: from the device's shared CQ pool
- * @cq_size: CQEs taken from the pool, returned with @cq
+ * @cq: from the device's shared CQ pool, or the connection's own when
+ *	@direct_cq is set
+ * @cq_size: CQEs taken from the pool (or allocated), returned with @cq
+ * @direct_cq: the owner polls @cq itself (IB_POLL_DIRECT): set before
+ *	rift_con_create_qp(); the CQ pool has no DIRECT CQs, so such a
+ *	connection gets a CQ of its own
  * @max_send_wr: send queue depth
  * @max_recv_wr: receive queue depth
  * @max_send_sge: scatter/gather entries per send WR
@@ -95,6 +99,7 @@ struct rift_con {
 	struct rift_dev		*dev;
 	struct ib_cq		*cq;
 	u32			cq_size;
+	bool			direct_cq;
 	u32			max_send_wr;
 	u32			max_recv_wr;
 	u32			max_send_sge;

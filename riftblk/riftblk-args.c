@@ -13,7 +13,9 @@
  *
  * sessname, device_path and at least one path are required; path may
  * repeat up to RIFTBLK_MAX_PATHS times, every other key at most once.
- * Addresses in a path are checked by rift_clt_parse_path() afterwards.
+ * Addresses in a path are checked by rift_clt_parse_path() afterwards,
+ * nr_poll_queues (0..RIFTBLK_MAX_POLL_QUEUES here) against the
+ * transport's RIFT_CLT_MAX_POLL_CONS and the session's poll connections.
  */
 
 #include <linux/types.h>

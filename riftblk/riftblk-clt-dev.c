@@ -12,6 +12,12 @@
  * Requests never time out in the block layer: the transport fails them
  * over to other paths and fails them itself after its io_timeout_ms, and
  * a shorter block-layer timeout would fail IO the transport still holds.
+ *
+ * With nr_poll_queues=N the tag set has HCTX_TYPE_POLL queues after the
+ * per-CPU ones (reads share the default queues): a request on poll queue
+ * i goes on the session's poll connection i, whose completions no
+ * interrupt reaps; blk-mq's ->poll (io_uring with IOPOLL, preadv2 with
+ * RWF_HIPRI) reaps them through rift_clt_poll().
 
  *
  * A server that lost the mapping without closing it on request (it was
@@ -166,6 +172,12 @@ static bool riftblk_clt_rq_io(struct request *rq, u32 dev_id, struct riftblk_io 
 	return true;
 }
 
+/* The poll connection of a poll queue: poll queues follow the others. */
+static unsigned int riftblk_clt_poll_idx(struct blk_mq_hw_ctx *hctx)
+{
+	return hctx->queue_num - hctx->queue->tag_set->map[HCTX_TYPE_POLL].queue_offset;
+}
+
 static blk_status_t riftblk_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 					 const struct blk_mq_queue_data *bd)
 {
@@ -191,6 +203,8 @@ static blk_status_t riftblk_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	iu->permit = rift_clt_get_permit(rsess, RIFT_PERMIT_NOWAIT);
 	if (!iu->permit)
 		return BLK_STS_RESOURCE;
+	if (hctx->type == HCTX_TYPE_POLL)
+		rift_permit_set_poll(iu->permit, riftblk_clt_poll_idx(hctx));
 	blk_mq_start_request(rq);
 	if (data) {
 		sg_init_table(iu->sg, dev->sess->max_segments);
@@ -218,10 +232,41 @@ static enum blk_eh_timer_return riftblk_clt_timeout(struct request *rq)
 	return BLK_EH_RESET_TIMER;
 }
 
+static int riftblk_clt_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
+{
+	struct riftblk_clt_dev *dev = hctx->queue->queuedata;
+
+	return rift_clt_poll(dev->sess->rsess, riftblk_clt_poll_idx(hctx));
+}
+
+/*
+ * Per-CPU default queues, reads sharing them; poll queues after them,
+ * spread over the CPUs (a CPU's polled IO goes to one poll queue).
+ */
+static void riftblk_clt_map_queues(struct blk_mq_tag_set *set)
+{
+	struct riftblk_clt_dev *dev = set->driver_data;
+	struct blk_mq_queue_map *map = set->map;
+
+	map[HCTX_TYPE_DEFAULT].nr_queues = nr_cpu_ids;
+	map[HCTX_TYPE_DEFAULT].queue_offset = 0;
+	blk_mq_map_queues(&map[HCTX_TYPE_DEFAULT]);
+	if (set->nr_maps == 1)
+		return;
+	map[HCTX_TYPE_READ].nr_queues = nr_cpu_ids;
+	map[HCTX_TYPE_READ].queue_offset = 0;
+	blk_mq_map_queues(&map[HCTX_TYPE_READ]);
+	map[HCTX_TYPE_POLL].nr_queues = dev->nr_poll_queues;
+	map[HCTX_TYPE_POLL].queue_offset = nr_cpu_ids;
+	blk_mq_map_queues(&map[HCTX_TYPE_POLL]);
+}
+
 static const struct blk_mq_ops riftblk_clt_mq_ops = {
 	.queue_rq	= riftblk_clt_queue_rq,
 	.complete	= riftblk_clt_complete,
 	.timeout	= riftblk_clt_timeout,
+	.poll		= riftblk_clt_poll,
+	.map_queues	= riftblk_clt_map_queues,
 };
 
 static int riftblk_clt_open(struct block_device *bdev, fmode_t mode)
@@ -562,6 +607,14 @@ static ssize_t access_mode_show(struct kobject *kobj, struct kobj_attribute *att
 
 static struct kobj_attribute riftblk_clt_attr_access_mode = __ATTR_RO(access_mode);
 
+static ssize_t nr_poll_queues_show(struct kobject *kobj, struct kobj_attribute *attr,
+				   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_clt_dev(kobj)->nr_poll_queues);
+}
+
+static struct kobj_attribute riftblk_clt_attr_nr_poll_queues = __ATTR_RO(nr_poll_queues);
+
 static ssize_t unmap_device_store(struct kobject *kobj, struct kobj_attribute *attr,
 				  const char *buf, size_t count)
 {
@@ -646,6 +699,7 @@ static struct attribute *riftblk_clt_dev_attrs[] = {
 	&riftblk_clt_attr_session.attr,
 	&riftblk_clt_attr_mapping_path.attr,
 	&riftblk_clt_attr_access_mode.attr,
+	&riftblk_clt_attr_nr_poll_queues.attr,
 	&riftblk_clt_attr_unmap_device.attr,
 	&riftblk_clt_attr_remap.attr,
 	NULL,
@@ -675,9 +729,9 @@ static int riftblk_clt_dev_setup(struct riftblk_clt_dev *dev)
 	int err;
 
 	set->ops = &riftblk_clt_mq_ops;
-	/* One per CPU, each feeding that CPU's connection. */
-	set->nr_hw_queues = nr_cpu_ids;
-	set->nr_maps = 1;
+	/* One per CPU, each feeding that CPU's connection; then poll queues. */
+	set->nr_hw_queues = nr_cpu_ids + dev->nr_poll_queues;
+	set->nr_maps = dev->nr_poll_queues ? HCTX_MAX_TYPES : 1;
 	set->queue_depth = dev->sess->queue_depth;
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = sizeof(struct riftblk_clt_iu) +
@@ -739,6 +793,7 @@ int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
 	INIT_LIST_HEAD(&dev->stale_rqs);
 	INIT_DELAYED_WORK(&dev->recover_work, riftblk_clt_recover_work);
 	dev->access_mode = args->access_mode;
+	dev->nr_poll_queues = args->nr_poll_queues;
 	strscpy(dev->device_path, args->device_path, sizeof(dev->device_path));
 
 	err = riftblk_clt_send_open(sess, dev->device_path, dev->access_mode, &dev->info);

@@ -126,6 +126,7 @@ static struct riftblk_clt_sess *riftblk_clt_sess_open(const struct riftblk_map_a
 	oa.paths = a->paths;
 	oa.nr_paths = args->nr_paths;
 	oa.port = args->port;
+	oa.nr_poll_cons = args->nr_poll_queues;
 	oa.ops = &sess->ops;
 	sess->rsess = rift_clt_open(&oa);
 	if (IS_ERR(sess->rsess)) {
@@ -137,6 +138,7 @@ static struct riftblk_clt_sess *riftblk_clt_sess_open(const struct riftblk_map_a
 	sess->queue_depth = attrs.queue_depth;
 	sess->max_io_size = attrs.max_io_size;
 	sess->max_segments = attrs.max_segments;
+	sess->nr_poll_cons = attrs.nr_poll_cons;
 	kfree(a);
 	return sess;
 
@@ -155,6 +157,15 @@ static struct riftblk_clt_sess *riftblk_clt_sess_get(const struct riftblk_map_ar
 	list_for_each_entry(sess, &riftblk_clt_sessions, entry) {
 		if (strcmp(sess->name, args->sessname))
 			continue;
+		/*
+		 * Poll connections are the session's, opened with it: a device
+		 * may use as many as it has, not add any.
+		 */
+		if (args->nr_poll_queues > sess->nr_poll_cons) {
+			pr_err("map_device: nr_poll_queues=%u: session %s has %u poll connections (set by the map that opened it); unmap its devices to open it again with more\n",
+			       args->nr_poll_queues, sess->name, sess->nr_poll_cons);
+			return ERR_PTR(-EINVAL);
+		}
 		/* The session's own paths and port serve every device on it. */
 		sess->refs++;
 		return sess;
@@ -197,11 +208,11 @@ static int riftblk_clt_map(const char *buf, size_t count)
 		pr_err("map_device: %s: '%s'\n", perr.why, perr.token);
 		goto out;
 	}
-	if (args->nr_poll_queues) {
-		/* The transport completes in its CQ softirq: nothing to poll. */
-		pr_err("map_device: nr_poll_queues=%u: poll queues are not supported (the Rift transport has no polling interface)\n",
-		       args->nr_poll_queues);
-		err = -EOPNOTSUPP;
+	/* The grammar allows more than the transport gives a session. */
+	if (args->nr_poll_queues > RIFT_CLT_MAX_POLL_CONS) {
+		pr_err("map_device: nr_poll_queues=%u: at most %u poll queues\n",
+		       args->nr_poll_queues, RIFT_CLT_MAX_POLL_CONS);
+		err = -EINVAL;
 		goto out;
 	}
 	mutex_lock(&riftblk_clt_lock);

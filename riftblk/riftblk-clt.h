@@ -26,6 +26,8 @@
  * @queue_depth: permits
  * @max_io_size: bytes per request
  * @max_segments: scatterlist entries per request
+ * @nr_poll_cons: the transport's poll connections per path, fixed by the
+ *	map that opened the session; a device's poll queues use the first ones
  */
 struct riftblk_clt_sess {
 	struct list_head	entry;
@@ -37,6 +39,7 @@ struct riftblk_clt_sess {
 	u32			queue_depth;
 	u32			max_io_size;
 	u32			max_segments;
+	u32			nr_poll_cons;
 };
 
 /**
@@ -75,6 +78,8 @@ enum riftblk_clt_state {
  * @remap_start: jiffies when they began to wait
  * @reopen: the server said ESTALE to an INFO: re-open even without IO
  * @recover_work: re-opens the device and requeues @stale_rqs
+ * @nr_poll_queues: HCTX_TYPE_POLL hardware queues; poll queue i sends on
+ *	and polls the session's poll connection i
  */
 struct riftblk_clt_dev {
 	struct kobject			kobj;
@@ -98,6 +103,7 @@ struct riftblk_clt_dev {
 	unsigned long			remap_start;
 	bool				reopen;
 	struct delayed_work		recover_work;
+	u32				nr_poll_queues;
 };
 
 extern struct mutex riftblk_clt_lock;

@@ -20,6 +20,9 @@
 /* rdma_cm port a server listens on when its ULP names none. */
 #define RIFT_DEFAULT_PORT	7674
 
+/* Most poll connections a client session may ask for, per path. */
+#define RIFT_CLT_MAX_POLL_CONS	32
+
 struct rift_clt_sess;
 struct rift_permit;
 struct rift_srv_ctx;
@@ -77,6 +80,10 @@ struct rift_clt_ops {
  * @queue_depth: permits asked for (0: the module default); the server may
  *	grant fewer, see rift_clt_query()
  * @nr_cons: connections per path (0: one per online CPU, capped)
+ * @nr_poll_cons: extra IO connections per path whose completions the ULP
+ *	reaps itself with rift_clt_poll() (0: none), at most
+ *	%RIFT_CLT_MAX_POLL_CONS; only requests marked with
+ *	rift_permit_set_poll() use them
  * @pdu_size: bytes of ULP private data attached to every permit
  * @ops: callbacks
  */
@@ -87,6 +94,7 @@ struct rift_clt_open_args {
 	u16				port;
 	u16				queue_depth;
 	u16				nr_cons;
+	u16				nr_poll_cons;
 	size_t				pdu_size;
 	const struct rift_clt_ops	*ops;
 };
@@ -96,11 +104,13 @@ struct rift_clt_open_args {
  * @queue_depth: permits, i.e. requests that can be in flight at once
  * @max_io_size: largest data length of one request, in bytes
  * @max_segments: largest number of scatterlist entries of one request
+ * @nr_poll_cons: poll connections per path, see rift_clt_poll()
  */
 struct rift_clt_attrs {
 	u32	queue_depth;
 	u32	max_io_size;
 	u32	max_segments;
+	u32	nr_poll_cons;
 };
 
 /**
@@ -134,6 +144,8 @@ struct rift_permit *rift_clt_get_permit(struct rift_clt_sess *sess,
 void rift_clt_put_permit(struct rift_clt_sess *sess,
 			 struct rift_permit *permit);
 void *rift_permit_to_pdu(struct rift_permit *permit);
+void rift_permit_set_poll(struct rift_permit *permit, unsigned int idx);
+int rift_clt_poll(struct rift_clt_sess *sess, unsigned int idx);
 int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 		     const struct rift_clt_req_ops *ops,
 		     struct rift_permit *permit,
