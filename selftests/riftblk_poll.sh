@@ -45,7 +45,7 @@ reqs()
 hctx_types()
 {
 	cat /sys/kernel/debug/block/"$(basename "$1")"/hctx*/type 2>/dev/null | sort | uniq -c |
-		awk '{ printf "%s%s=%s", NR > 1 ? " " : "", $2, $1 }'
+		awk '{ printf "%s%s=%s", (NR > 1 ? " " : ""), $2, $1 }'
 }
 
 # fio_poll NAME DEPTH SIZE: randrw through io_uring with IOPOLL, verified.
