@@ -45,7 +45,7 @@ reqs()
 hctx_types()
 {
 	cat /sys/kernel/debug/block/"$(basename "$1")"/hctx*/type 2>/dev/null | sort | uniq -c |
-		awk '{ printf "%s%s=%s", NR > 1 ? " " : "", $2, $1 }'
+		awk '{ printf "%s%s=%s", (NR > 1 ? " " : ""), $2, $1 }'
 }
 
 # fio_poll NAME DEPTH SIZE: randrw through io_uring with IOPOLL, verified.
@@ -85,12 +85,13 @@ ktap_check "null_blk backing devices, 256 and 16 MiB" \
 	eval "riftblk_nullb $NB 256 && riftblk_nullb $NB2 16"
 dev=$(riftblk_map "sessname=$S $P2 device_path=/dev/$NB nr_poll_queues=2")
 ktap_check "map with nr_poll_queues=2 over a two-path session: $dev" test -b "$dev"
-ktap_info "session: nr_cons $(cat $CS/nr_cons) nr_poll_cons $(cat $CS/nr_poll_cons); device nr_poll_queues $(cat "$(riftblk_sysfs "$dev" nr_poll_queues)"); io_poll $(cat /sys/block/$(basename "$dev")/queue/io_poll); hctx types: $(hctx_types "$dev")"
+QS=/sys/block/$(basename "$dev")/queue
+ktap_info "session: nr_cons $(cat $CS/nr_cons) nr_poll_cons $(cat $CS/nr_poll_cons); device nr_poll_queues $(cat "$(riftblk_sysfs "$dev" nr_poll_queues)"); io_poll $(cat "$QS/io_poll"); hctx types: $(hctx_types "$dev")"
 ktap_check "sysfs: device nr_poll_queues 2, session nr_poll_cons 2" \
 	eval "[ \"\$(cat $(riftblk_sysfs "$dev" nr_poll_queues))\" = 2 ] &&
 	      [ \"\$(cat $CS/nr_poll_cons)\" = 2 ]"
 ktap_check "queue/io_poll is 1" \
-	test "$(cat /sys/block/$(basename "$dev")/queue/io_poll)" = 1
+	test "$(cat "$QS/io_poll")" = 1
 ktap_check "two HCTX_TYPE_POLL hardware queues" \
 	eval "hctx_types $dev | grep -qw 'poll=2'"
 srvcons=$(cat $RIFT_SRV_SYSFS/$S/paths/*/con_states 2>/dev/null | head -n 1 | wc -w)
