@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
-# rift-timeout: 300
+# rift-timeout: 480
 #
 # 200 open / IO / close cycles of a one-path session (nr_cons=1: one IO
 # connection and the control one) leak nothing:
