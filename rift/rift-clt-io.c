@@ -439,15 +439,11 @@ int rift_clt_con_poll(struct rift_clt_con *con, int budget)
 {
 	int n = 0;
 
-	/*
-	 * Bottom halves off: the completion handlers are written for the
-	 * softirq context of the other connections' CQs.
-	 */
-	if (!spin_trylock_bh(&con->poll_lock))
+	if (!spin_trylock(&con->poll_lock))
 		return 0;
 	if (con->poll_ok)
 		n = ib_process_cq_direct(con->c.cq, budget);
-	spin_unlock_bh(&con->poll_lock);
+	spin_unlock(&con->poll_lock);
 	return n;
 }
 

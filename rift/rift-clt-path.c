@@ -203,9 +203,9 @@ static int rift_clt_con_route_resolved(struct rift_clt_con *con)
 		return err;
 	}
 	if (con->c.direct_cq) {
-		spin_lock_bh(&con->poll_lock);
+		spin_lock(&con->poll_lock);
 		con->poll_ok = true;
-		spin_unlock_bh(&con->poll_lock);
+		spin_unlock(&con->poll_lock);
 	}
 	if (con->idx != RIFT_CLT_CON_CTL) {
 		max_pages = (RIFT_CHUNK_SIZE_MAX >> PAGE_SHIFT) + 1;
@@ -364,9 +364,9 @@ static void rift_clt_con_close(struct rift_clt_con *con)
 	 * poller that is at it, and keep every later one away.
 	 */
 	if (con->c.direct_cq) {
-		spin_lock_bh(&con->poll_lock);
+		spin_lock(&con->poll_lock);
 		con->poll_ok = false;
-		spin_unlock_bh(&con->poll_lock);
+		spin_unlock(&con->poll_lock);
 	}
 	qp = con->c.qp;
 	if (qp) {
