@@ -439,6 +439,10 @@ int rift_clt_con_poll(struct rift_clt_con *con, int budget)
 {
 	int n = 0;
 
+	/*
+	 * Not with bottom halves off: blk-mq completes polled requests in
+	 * task context, and bio_put() recycles their cached bios only there.
+	 */
 	if (!spin_trylock(&con->poll_lock))
 		return 0;
 	if (con->poll_ok)
