@@ -594,6 +594,25 @@ sys.exit(sys.argv[2] != "0" or j["error"] != 0)
 PY
 }
 
+# riftblk_fio_rw_report JSON RC: "job: rc, errors, read and write
+# KiB/s and IOPS" of a mixed fio job; fails if fio counted an error.
+riftblk_fio_rw_report()
+{
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+try:
+    s = open(sys.argv[1]).read()
+    j = json.loads(s[s.index("{"):])["jobs"][0]
+except Exception as e:
+    print("fio output unreadable: %s (rc %s)" % (e, sys.argv[2]))
+    sys.exit(1)
+print("%s: rc %s err %d read %d KiB/s %d IOPS write %d KiB/s %d IOPS" % (
+    j["jobname"], sys.argv[2], j["error"], j["read"]["bw"], j["read"]["iops"],
+    j["write"]["bw"], j["write"]["iops"]))
+sys.exit(j["error"] != 0)
+PY
+}
+
 # riftblk_completed DEV: reads and writes DEV completed so far.
 riftblk_completed()
 {

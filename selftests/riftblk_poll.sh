@@ -59,20 +59,7 @@ fio_poll()
 		> "$OUT/$name.out" 2>&1)
 	rc=$?
 	[ $rc = 0 ] || tail -n 5 "$OUT/$name.out" | while read -r l; do ktap_info "fio: $l"; done
-	res=$(python3 - "$OUT/$name.json" "$rc" <<'PY'
-import json, sys
-try:
-    s = open(sys.argv[1]).read()
-    j = json.loads(s[s.index("{"):])["jobs"][0]
-except Exception as e:
-    print("fio output unreadable: %s (rc %s)" % (e, sys.argv[2]))
-    sys.exit(1)
-print("%s: rc %s err %d read %d KiB/s %d IOPS write %d KiB/s %d IOPS" % (
-    j["jobname"], sys.argv[2], j["error"], j["read"]["bw"], j["read"]["iops"],
-    j["write"]["bw"], j["write"]["iops"]))
-sys.exit(j["error"] != 0)
-PY
-)
+	res=$(riftblk_fio_rw_report "$OUT/$name.json" "$rc")
 	local prc=$?
 	ktap_info "$res"
 	[ $rc = 0 ] && [ $prc = 0 ]
