@@ -27,9 +27,13 @@ result()
 		pass=$((pass + 1))
 	else
 		echo "not ok - $name (log: ${logs#"$top"/}/$3)"
-		# The lines that say what is wrong, else the end of the log.
-		{ grep -E 'warning|error|ERROR|WARNING|CHECK|^not ok' "$logs/$3" ||
-		  tail -n 25 "$logs/$3"; } | head -n 25 | sed 's/^/#   /'
+		# The lines that say what is wrong, else the end of the log:
+		# failed test points (nested ones too) and the diagnostics
+		# after them first, as "error" also matches passing lines.
+		{ grep -E -A3 '^[[:space:]]*not ok' "$logs/$3" | grep -v '^--$'
+		  grep -E 'warning|error|ERROR|WARNING|CHECK' "$logs/$3" |
+			grep -Ev '^[[:space:]]*(not )?ok ' ||
+		  tail -n 25 "$logs/$3"; } | head -n 40 | sed 's/^/#   /'
 		fail=$((fail + 1))
 	fi
 }
