@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
-# rift-timeout: 480
+# rift-timeout: 600
 #
 # 200 open / IO / close cycles of a one-path session (nr_cons=1: one IO
 # connection and the control one) leak nothing:
@@ -95,8 +95,10 @@ ktap_check "no request completed twice or out of turn" \
 
 # Let RCU callbacks and deferred work free what they hold.
 sleep 3
+t0=$(rift_now_ms)
 k1=$(rift_kmalloc_snapshot "$RIFT_OUT/cycles.slab1")
 o1=$(rift_slab_owned "$RIFT_OUT/cycles.own1")
+ktap_info "slab snapshots took $(($(rift_now_ms) - t0)) ms"
 r1=$(rdma_res)
 m1=$(refcnts)
 l1=$(leftovers)
