@@ -99,7 +99,8 @@ static void rift_test_late_work(struct work_struct *work)
 	struct rift_srv_op *op;
 	u32 ms;
 
-	spin_lock(&rift_test_store_lock);
+	/* Not under rdma_ev's feet, whichever context the transport calls it in. */
+	spin_lock_bh(&rift_test_store_lock);
 	if (rift_test_late.dir == RIFT_WRITE)
 		memcpy(rift_test_store + rift_test_late.off, rift_test_late.data,
 		       rift_test_late.len);
@@ -109,7 +110,7 @@ static void rift_test_late_work(struct work_struct *work)
 	op = rift_test_late.op;
 	ms = rift_test_late.ms;
 	rift_test_late.busy = false;
-	spin_unlock(&rift_test_store_lock);
+	spin_unlock_bh(&rift_test_store_lock);
 	pr_info("answering a request %u ms late, as asked\n", ms);
 	rift_srv_resp(op, 0);
 }
