@@ -11,7 +11,8 @@
 #
 # Environment: BENCH_RUNTIME (s per fio job, 10), BENCH_REPS (3),
 # BENCH_PEERS (default: raw local rift-1p rift-2p rift-ai nvme rnbd),
-# BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build).
+# BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build), BENCH_PROFILE (fio
+# job names to sample with perf, comma-separated; see profile_start).
 set -uo pipefail
 # shellcheck source=selftests/lib.sh
 cd "$RIFT_TREE/selftests" && . ./lib.sh
@@ -131,6 +132,51 @@ fio_job()
 		--norandommap --output-format=json --output="$1" > "$1.log" 2>&1
 }
 
+# --- optional profile (BENCH_PROFILE=JOB[,JOB...]) ----------------------
+# perf samples the whole VM (both ends, all CPUs) on the kernel clock while
+# the named fio jobs run; the flat profile of each goes to
+# $RIFT_OUT/perf/PEER-JOB-rREP.txt.  Sampling costs CPU time under TCG,
+# so figures of a profiled run are not comparable with unprofiled ones.
+PROFILE=${BENCH_PROFILE:-}
+PERF_PID=
+PERF_OUT=
+
+profile_start()
+{
+	[ -n "$PROFILE" ] && [[ ",$PROFILE," == *",$2,"* ]] || return 0
+	command -v perf > /dev/null || { log "no perf: not profiling"; return 0; }
+	mkdir -p "$OUT/perf"
+	PERF_OUT=$OUT/perf/$1
+	# perf takes seconds to start under TCG: it starts with its events
+	# off, and the job runs once perf has acknowledged turning them on.
+	rm -f /tmp/perf.ctl /tmp/perf.ack
+	mkfifo /tmp/perf.ctl /tmp/perf.ack
+	perf record -q -a -g -e cpu-clock -F 499 -D -1 \
+		--control=fifo:/tmp/perf.ctl,/tmp/perf.ack -o "/tmp/${1}.data" \
+		> "$PERF_OUT.log" 2>&1 &
+	PERF_PID=$!
+	if ! timeout 120 sh -c 'echo enable > /tmp/perf.ctl && read -r a < /tmp/perf.ack'; then
+		log "  perf did not start: not profiling"
+		kill -9 "$PERF_PID" 2>/dev/null
+		PERF_PID=
+	fi
+}
+
+profile_stop()
+{
+	[ -n "$PERF_PID" ] || return 0
+	kill -INT "$PERF_PID" 2>/dev/null
+	rift_wait_pid 60 "$PERF_PID"
+	local data=/tmp/${PERF_OUT##*/}.data
+	step 300 sh -c "perf report -i '$data' --stdio --no-children \
+		--sort sym --percent-limit 0.5 -g none > '$PERF_OUT.txt' 2>> '$PERF_OUT.log'"
+	step 300 sh -c "perf report -i '$data' --stdio --no-children \
+		--sort dso --percent-limit 0.5 -g none > '$PERF_OUT.dso.txt' 2>> '$PERF_OUT.log'"
+	rm -f "$data" /tmp/perf.ctl /tmp/perf.ack
+	PERF_PID=
+	log "  profile: ${PERF_OUT#"$OUT"/}.txt"
+}
+
 # run_jobs PEER REP DEV: every fio job on DEV, one record each.  Returns
 # 124 if fio hung (IO stuck in the kernel): the device cannot be torn
 # down then, and the peer is given up on.
@@ -142,7 +188,9 @@ run_jobs()
 		f=$OUT/fio/$peer-$name-r$rep.json
 		read -r -a c0 <<<"$(counters)"
 		rc=0
+		profile_start "$peer-$name-r$rep" "$name"
 		step $((RUNTIME + 120)) fio_job "$f" "$dev" "$rw" "$bs" "$qd" || rc=$?
+		profile_stop
 		read -r -a c1 <<<"$(counters)"
 		fields=("post_send=$((c1[0] - c0[0]))" "post_recv=$((c1[1] - c0[1]))"
 			"cqe=$((c1[2] - c0[2]))" "pkts=$((c1[3] - c0[3]))")

@@ -9,8 +9,9 @@
 # repetitions.  Prints the table and leaves build/bench/bench.{txt,json}.
 #
 # Environment: BENCH_RUNTIME (s per fio job, default 10), BENCH_REPS (3),
-# BENCH_PEERS (subset, in order), BENCH_TIMEOUT (hard limit of the VM in
-# seconds; default from the above).  Exits non-zero only if the bench
+# BENCH_PEERS (subset, in order), BENCH_PROFILE (fio jobs to sample with
+# perf, e.g. qd32-randread; profiles in build/bench/vm/perf/),
+# BENCH_TIMEOUT (hard limit of the VM in seconds; default from the above).  Exits non-zero only if the bench
 # itself could not run (build, boot), never because of a figure.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,6 +38,7 @@ echo "bench: hard limit ${tmo}s; progress in $out/vm/guest.log"
 rc=0
 tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" -- \
 	env BENCH_RUNTIME="$runtime" BENCH_REPS="$reps" BENCH_PEERS="$peers" \
+	BENCH_PROFILE="${BENCH_PROFILE:-}" \
 	BENCH_PEERS_DIR=/mnt/rift/build/bench/peers \
 	bash tools/bench/bench-guest.sh || rc=$?
 [ $rc -eq 0 ] || echo "bench: the VM ended with status $rc (console: $out/vm/console-bench.log); tabulating what was measured" >&2
