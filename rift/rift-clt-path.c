@@ -18,9 +18,22 @@
 #include "rift_clt_trace.h"
 
 static unsigned int connect_timeout_ms = 10000;
-module_param(connect_timeout_ms, uint, 0644);
+
+/* 0 would fail every attempt at once; an hour is "never" already. */
+static int rift_clt_set_connect_timeout(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 100, 3600000);
+}
+
+static const struct kernel_param_ops rift_clt_connect_timeout_ops = {
+	.set = rift_clt_set_connect_timeout,
+	.get = param_get_uint,
+};
+
+module_param_cb(connect_timeout_ms, &rift_clt_connect_timeout_ops,
+		&connect_timeout_ms, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
-		 "Give up a connection attempt that saw no CM event for this long (default 10000)");
+		 "Give up a connection attempt that saw no CM event for this long, 100..3600000 (default 10000)");
 
 static u8 ack_timeout = 20;
 module_param(ack_timeout, byte, 0644);
