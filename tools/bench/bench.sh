@@ -36,7 +36,8 @@ tools/bench/build-peers.sh "$out/peers" >/dev/null || {
 echo "bench: one VM, ${runtime}s per job, $reps repetitions, peers: $peers"
 echo "bench: hard limit ${tmo}s; progress in $out/vm/guest.log"
 rc=0
-tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" -- \
+# No slub_debug: its per-allocation stack traces would weigh on every figure.
+tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" --slub-debug off -- \
 	env BENCH_RUNTIME="$runtime" BENCH_REPS="$reps" BENCH_PEERS="$peers" \
 	BENCH_PROFILE="${BENCH_PROFILE:-}" \
 	BENCH_PEERS_DIR=/mnt/rift/build/bench/peers \

@@ -9,13 +9,19 @@
 #
 # usage: vm.sh --out DIR --name NAME [--smp N] [--mem MB] [--timeout S]
 #              [--net isolated|udp:LOCALPORT:PEERPORT] [--mac MAC]
-#              [--append ARGS] -- COMMAND...
+#              [--append ARGS] [--slub-debug FLAGS|off] -- COMMAND...
+#
+# The kernel boots with slub_debug=FZPU (the selftests' memory checks);
+# --slub-debug off boots without it, as the benchmark does: allocation
+# tracking saves a stack trace per allocation and would weigh on every
+# figure.
 #
 # KVM is not used: on the machines this runs on, KVM guests hang at boot.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 out= name=vm smp=2 mem=2048 tmo=900 net=isolated mac=52:54:00:12:34:56 append=
+slub=FZPU
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
@@ -26,11 +32,13 @@ while [ $# -gt 0 ]; do
 	--net) net=$2; shift 2 ;;
 	--mac) mac=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--slub-debug) slub=$2; shift 2 ;;
 	--) shift; break ;;
 	*) vm_die "unknown option $1" ;;
 	esac
 done
 [ -n "$out" ] && [ $# -gt 0 ] || vm_die "usage: vm.sh --out DIR --name NAME -- COMMAND..."
+[ "$slub" != off ] || slub=
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -65,7 +73,7 @@ rc=0
 timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -display none \
 	-machine pc -smp "$smp" -m "$mem" \
 	-kernel "/boot/vmlinuz-$kv" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=5 panic=-1 slub_debug=FZPU riftvm=$name $append" \
+	-append "console=ttyS0 loglevel=5 panic=-1 ${slub:+slub_debug=$slub} riftvm=$name $append" \
 	-serial "file:$log" -no-reboot -pidfile "$out/qemu-$name.pid" \
 	"${netargs[@]}" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
