@@ -572,45 +572,46 @@ riftblk_fio_verify()
 		> "$out/$name.out" 2>&1)
 }
 
-# riftblk_fio_report JSON RC: one line of fio's figures; fails unless fio
-# exited 0 and counted no error.
-riftblk_fio_report()
+# riftblk_fio_summary KIND JSON RC: one line of fio's figures from its
+# JSON output (fio may put warnings ahead of it); fails if fio counted an
+# error, and for KIND "verify" also if it exited non-zero.
+#  verify: a riftblk_fio_verify job: its writes and verify reads;
+#  rw:     a mixed job: "job: rc, errors, read and write KiB/s and IOPS".
+riftblk_fio_summary()
 {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$@" <<'PY'
 import json, sys
+kind, path, rc = sys.argv[1:4]
 try:
-    s = open(sys.argv[1]).read()
+    s = open(path).read()
     j = json.loads(s[s.index("{"):])["jobs"][0]
 except Exception as e:
-    print("fio output unreadable: %s (rc %s)" % (e, sys.argv[2]))
+    print("fio output unreadable: %s (rc %s)" % (e, rc))
     sys.exit(1)
 w, r = j["write"], j["read"]
+if kind == "rw":
+    print("%s: rc %s err %d read %d KiB/s %d IOPS write %d KiB/s %d IOPS" % (
+        j["jobname"], rc, j["error"], r["bw"], r["iops"], w["bw"], w["iops"]))
+    sys.exit(j["error"] != 0)
 p = w["clat_ns"].get("percentile", {})
 print("rc %s errors %d; writes %d IOPS %d KiB/s, latency mean %.0f us p99 %.0f us max %.0f ms; verify reads %d IOPS, %d ios checked" % (
-    sys.argv[2], j["error"], w["iops"], w["bw"], w["clat_ns"]["mean"] / 1000,
+    rc, j["error"], w["iops"], w["bw"], w["clat_ns"]["mean"] / 1000,
     p.get("99.000000", 0) / 1000, w["clat_ns"]["max"] / 1e6, r["iops"],
     r["total_ios"]))
-sys.exit(sys.argv[2] != "0" or j["error"] != 0)
+sys.exit(rc != "0" or j["error"] != 0)
 PY
 }
 
-# riftblk_fio_rw_report JSON RC: "job: rc, errors, read and write
-# KiB/s and IOPS" of a mixed fio job; fails if fio counted an error.
+# riftblk_fio_report JSON RC: riftblk_fio_summary verify.
+riftblk_fio_report()
+{
+	riftblk_fio_summary verify "$@"
+}
+
+# riftblk_fio_rw_report JSON RC: riftblk_fio_summary rw.
 riftblk_fio_rw_report()
 {
-	python3 - "$1" "$2" <<'PY'
-import json, sys
-try:
-    s = open(sys.argv[1]).read()
-    j = json.loads(s[s.index("{"):])["jobs"][0]
-except Exception as e:
-    print("fio output unreadable: %s (rc %s)" % (e, sys.argv[2]))
-    sys.exit(1)
-print("%s: rc %s err %d read %d KiB/s %d IOPS write %d KiB/s %d IOPS" % (
-    j["jobname"], sys.argv[2], j["error"], j["read"]["bw"], j["read"]["iops"],
-    j["write"]["bw"], j["write"]["iops"]))
-sys.exit(j["error"] != 0)
-PY
+	riftblk_fio_summary rw "$@"
 }
 
 # riftblk_completed DEV: reads and writes DEV completed so far.

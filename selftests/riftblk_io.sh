@@ -48,20 +48,7 @@ fio_run()
 		--output-format=json --output="$OUT/$name.json" > "$OUT/$name.out" 2>&1
 	rc=$?
 	[ $rc = 0 ] || tail -n 5 "$OUT/$name.out" | while read -r l; do ktap_info "fio: $l"; done
-	# fio may put warnings ahead of the JSON in its output file.
-	python3 - "$OUT/$name.json" "$rc" <<'PY' > "$OUT/$name.res"
-import json, sys
-try:
-    s = open(sys.argv[1]).read()
-    j = json.loads(s[s.index("{"):])["jobs"][0]
-except Exception as e:
-    print("fio output unreadable: %s (rc %s)" % (e, sys.argv[2]))
-    sys.exit(1)
-print("%s: rc %s err %d read %d KiB/s %d IOPS write %d KiB/s %d IOPS" % (
-    j["jobname"], sys.argv[2], j["error"], j["read"]["bw"], j["read"]["iops"],
-    j["write"]["bw"], j["write"]["iops"]))
-sys.exit(j["error"] != 0)
-PY
+	riftblk_fio_rw_report "$OUT/$name.json" "$rc" > "$OUT/$name.res"
 	local prc=$?
 	ktap_info "$(cat "$OUT/$name.res")"
 	[ $rc = 0 ] && [ $prc = 0 ]
