@@ -688,8 +688,11 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	if (reconnect)
 		path->reconnects++;
 	path->reconnect_attempts = 0;
+	WRITE_ONCE(path->hb_last, jiffies);
+	WRITE_ONCE(path->hb_due, path->hb_last);
 	queue_delayed_work(path->sess->wq, &path->hb_work,
-			   msecs_to_jiffies(READ_ONCE(path->sess->hb_interval_ms)));
+			   rift_hb_next(&path->hb_due,
+					READ_ONCE(path->sess->hb_interval_ms)));
 	/* Requests waiting for a path may go now. */
 	rift_clt_sess_kick_failover(path->sess);
 	return 0;
@@ -838,15 +841,23 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 	struct rift_clt_path *path = container_of(to_delayed_work(work),
 						  struct rift_clt_path, hb_work);
 	struct rift_imm imm = { .type = RIFT_IMM_HB };
+	unsigned long due, delay;
+	u32 late;
 
 	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
 		return;
+	late = rift_hb_late_ms(READ_ONCE(path->hb_due));
+	WRITE_ONCE(path->hb_last, jiffies);
 	rift_clt_path_poll_tick(path);
 	path->hb_interval_ms = READ_ONCE(path->sess->hb_interval_ms);
 	path->hb_missed_max = READ_ONCE(path->sess->hb_missed_max);
-	if (atomic_xchg(&path->rx_seen, 0)) {
+	if (atomic_xchg(&path->rx_seen, 0))
 		path->hb_missed = 0;
-	} else if (++path->hb_missed >= path->hb_missed_max) {
+	else
+		path->hb_missed++;
+	trace_rift_clt_hb_tick(path->sess->name, path->name, path->hb_missed,
+			       late);
+	if (path->hb_missed >= path->hb_missed_max) {
 		char why[64];
 
 		snprintf(why, sizeof(why), "heartbeat: nothing received for %u ms",
@@ -871,8 +882,10 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 			rift_clt_path_fail(path, "cannot send heartbeat");
 		rcu_read_unlock();
 	}
-	queue_delayed_work(path->sess->wq, &path->hb_work,
-			   msecs_to_jiffies(path->hb_interval_ms));
+	due = READ_ONCE(path->hb_due);
+	delay = rift_hb_next(&due, path->hb_interval_ms);
+	WRITE_ONCE(path->hb_due, due);
+	queue_delayed_work(path->sess->wq, &path->hb_work, delay);
 }
 
 /**
@@ -881,14 +894,27 @@ static void rift_clt_path_hb_work(struct work_struct *work)
  */
 void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess)
 {
+	unsigned long ivl = msecs_to_jiffies(READ_ONCE(sess->hb_interval_ms));
 	struct rift_clt_path *path;
+	unsigned long due, now;
 
 	mutex_lock(&sess->lock);
 	list_for_each_entry(path, &sess->paths, entry) {
-		/* Only a pending tick is moved: a running one requeues itself. */
-		if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED)
-			mod_delayed_work(sess->wq, &path->hb_work,
-					 msecs_to_jiffies(READ_ONCE(sess->hb_interval_ms)));
+		if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
+			continue;
+		/*
+		 * A shorter interval counts from the last tick; the pending
+		 * one is only ever brought forward, so that writing the file
+		 * again and again cannot hold the ticks off.  A longer one
+		 * applies from the next tick on.
+		 */
+		due = READ_ONCE(path->hb_last) + ivl;
+		if (!time_before(due, READ_ONCE(path->hb_due)))
+			continue;
+		WRITE_ONCE(path->hb_due, due);
+		now = jiffies;
+		mod_delayed_work(sess->wq, &path->hb_work,
+				 time_after(due, now) ? due - now : 0);
 	}
 	mutex_unlock(&sess->lock);
 }

@@ -194,6 +194,8 @@ struct rift_clt_stats {
  * @setup_failed: a connection failed while the path was (re)connecting
  * @hb_seq: sequence number of the last heartbeat sent
  * @hb_sent: when it was sent
+ * @hb_due: deadline, in jiffies, of the next heartbeat tick
+ * @hb_last: when the last tick ran (or the path connected), in jiffies
  * @rtt_us: round trip of the last answered heartbeat
  */
 struct rift_clt_path {
@@ -244,6 +246,8 @@ struct rift_clt_path {
 	bool				setup_failed;
 	u16				hb_seq;
 	ktime_t				hb_sent;
+	unsigned long			hb_due;
+	unsigned long			hb_last;
 	u32				rtt_us;
 };
 

@@ -10,6 +10,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/dma-direction.h>
+#include <linux/jiffies.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -119,5 +120,44 @@ int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,
 		   struct ib_send_wr *head, bool signal);
 
 const char *rift_cm_event_str(enum rdma_cm_event_type ev);
+
+/**
+ * rift_hb_next() - deadline of the next heartbeat tick
+ * @due: deadline of the tick running now; set to the next one's
+ * @interval_ms: tick period
+ *
+ * Ticks keep to a fixed grid: one that runs late does not push back the
+ * ones after it, so a silent peer is declared dead after at most
+ * hb_interval_ms * (hb_missed_max + 1) plus the lateness of one tick,
+ * not of every tick on the way.  A tick later than half an interval (the
+ * host stalled) starts the grid again from now: catching up with ticks
+ * in quick succession would count as silent the ticks the peer had no
+ * time to answer.
+ *
+ * Return: the delay, in jiffies, to queue the next tick with.
+ */
+static inline unsigned long rift_hb_next(unsigned long *due, u32 interval_ms)
+{
+	unsigned long ivl = msecs_to_jiffies(interval_ms);
+	unsigned long now = jiffies;
+
+	if (time_after(now, *due + ivl / 2))
+		*due = now;
+	*due += ivl;
+	return *due - now;
+}
+
+/**
+ * rift_hb_late_ms() - how late a heartbeat tick runs
+ * @due: its deadline
+ *
+ * Return: milliseconds since @due, 0 if it is not past.
+ */
+static inline u32 rift_hb_late_ms(unsigned long due)
+{
+	unsigned long now = jiffies;
+
+	return time_after(now, due) ? jiffies_to_msecs(now - due) : 0;
+}
 
 #endif /* _RIFT_CORE_H */

@@ -488,8 +488,9 @@ void rift_srv_path_hb_start(struct rift_srv_path *path)
 	path->hb_missed = 0;
 	path->hb_outstanding = false;
 	atomic_set(&path->rx_seen, 1);
+	path->hb_due = jiffies;
 	queue_delayed_work(rift_srv_hb_wq, &path->hb_work,
-			   msecs_to_jiffies(path->hb_interval_ms));
+			   rift_hb_next(&path->hb_due, path->hb_interval_ms));
 }
 
 /**
@@ -539,7 +540,7 @@ void rift_srv_path_hb_work(struct work_struct *work)
 			return;
 	}
 	queue_delayed_work(rift_srv_hb_wq, &path->hb_work,
-			   msecs_to_jiffies(path->hb_interval_ms));
+			   rift_hb_next(&path->hb_due, path->hb_interval_ms));
 }
 
 static void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq)

@@ -328,6 +328,7 @@ struct rift_srv_stats {
  * @hb_missed: silent ticks in a row so far
  * @hb_seq: sequence number of the last heartbeat sent
  * @hb_outstanding: a heartbeat was sent and not yet answered
+ * @hb_due: deadline, in jiffies, of the next heartbeat tick
  * @rx_seen: something arrived since the last tick
  */
 struct rift_srv_path {
@@ -381,6 +382,7 @@ struct rift_srv_path {
 	u32				hb_missed;
 	u16				hb_seq;
 	bool				hb_outstanding;
+	unsigned long			hb_due;
 	atomic_t			rx_seen;
 };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Rift client tracepoints: every path state change, every rdma_cm event
- * of a connection, and every reconnect delay drawn.  Enable with
+ * of a connection, every reconnect delay drawn and every heartbeat tick.  Enable with
  * echo 1 > /sys/kernel/tracing/events/rift_clt/enable
  */
 #undef TRACE_SYSTEM
@@ -62,6 +62,23 @@ TRACE_EVENT(rift_clt_path_backoff,
 			   __entry->delay_ms = delay_ms;),
 	    TP_printk("%s/%s: reconnect attempt %u in %llu ms", __get_str(sess),
 		      __get_str(path), __entry->attempt, __entry->delay_ms)
+);
+
+TRACE_EVENT(rift_clt_hb_tick,
+	    TP_PROTO(const char *sess, const char *path, u32 missed, u32 late_ms),
+	    TP_ARGS(sess, path, missed, late_ms),
+	    TP_STRUCT__entry(__string(sess, sess)
+			     __string(path, path)
+			     __field(u32, missed)
+			     __field(u32, late_ms)),
+	    TP_fast_assign(__assign_str(sess, sess);
+			   __assign_str(path, path);
+			   __entry->missed = missed;
+			   __entry->late_ms = late_ms;),
+	    /* late_ms: how far the tick ran behind its deadline. */
+	    TP_printk("%s/%s: heartbeat tick, %u silent, %u ms late",
+		      __get_str(sess), __get_str(path), __entry->missed,
+		      __entry->late_ms)
 );
 
 #endif /* _RIFT_CLT_TRACE_H */
