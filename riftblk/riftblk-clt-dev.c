@@ -736,8 +736,15 @@ static int riftblk_clt_dev_setup(struct riftblk_clt_dev *dev)
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = sizeof(struct riftblk_clt_iu) +
 			dev->sess->max_segments * sizeof(struct scatterlist);
-	/* Tags shared across the queues: no more in flight than permits. */
-	set->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_TAG_HCTX_SHARED;
+	/*
+	 * Tags shared across the queues: no more in flight than permits.
+	 * Shared tags alone would make blk-mq pick mq-deadline for the
+	 * device, as for a single-queue disk; like other multi-queue network
+	 * disks it starts without a scheduler (the server's disk has its own),
+	 * and the admin may still choose one.
+	 */
+	set->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_TAG_HCTX_SHARED |
+		     BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	set->driver_data = dev;
 	err = blk_mq_alloc_tag_set(set);
 	if (err)

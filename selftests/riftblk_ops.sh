@@ -17,7 +17,7 @@ rift_require_root
 NB=riftnb3
 W=/tmp/riftblk_ops
 ktap_header
-ktap_plan 18
+ktap_plan 19
 
 q()
 {
@@ -61,6 +61,9 @@ done
 ktap_check "discard and write zeroes advertised, as the loop device has them" \
 	eval "[ \$(q $dev discard_max_hw_bytes) -gt 0 ] && [ \$(q $loop discard_max_hw_bytes) -gt 0 ] &&
 	      [ \$(q $dev write_zeroes_max_bytes) -gt 0 ] && [ \$(q $loop write_zeroes_max_bytes) -gt 0 ]"
+ktap_info "scheduler: $(q "$dev" scheduler)"
+ktap_check "no I/O scheduler by default (the server's disk has its own)" \
+	eval "grep -q '\\[none\\]' /sys/block/$(basename "$dev")/queue/scheduler"
 ktap_check "write cache, FUA, block sizes and rotational as the loop device's" \
 	eval "for a in write_cache fua logical_block_size physical_block_size rotational; do
 		[ \"\$(q $dev \$a)\" = \"\$(q $loop \$a)\" ] || exit 1; done"

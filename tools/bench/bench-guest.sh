@@ -289,6 +289,14 @@ rift_up()
 		echo "riftblk map failed: $(tail -n 1 "$of.err"; dmesg | grep -i rift | tail -n 1)"
 		return 1
 	fi
+	# rift-dl: what riftblk would be under blk-mq's default for shared
+	# tags (mq-deadline) rather than its own (none).
+	if [ "$peer" = rift-dl ]; then
+		echo mq-deadline > "/sys/block/$(basename "$(cat "$of")")/queue/scheduler" || {
+			echo "cannot set mq-deadline on $(cat "$of")"
+			return 1
+		}
+	fi
 	if [ "$peer" = rift-ai ]; then
 		s=$RIFT_CLT_SYSFS/$peer-r$rep/always_invalidate
 		[ ! -e "$s" ] || [ "$(cat "$s")" = 1 ] || {

@@ -96,6 +96,10 @@ def main():
     def ratio(v, ref):
         return v / ref if v is not None and ref else None
 
+    # The usual rows first, then optional peers (rift-dl) in the order run.
+    seen = [r["peer"] for r in recs if r["peer"] != "raw"]
+    peers = [p for p in PEERS if p in seen] + \
+        [p for p in dict.fromkeys(seen) if p not in PEERS]
     res = {"meta": meta, "raw": raw, "raw_na": raw_na, "figures": {}}
     out = []
     w = out.append
@@ -117,7 +121,7 @@ def main():
           ("peer", "value", "[min..max]", "/nvme", "/rnbd", "/raw", "ps", "rw", "cq", "pk"))
         fig = res["figures"].setdefault(f, {"title": title, "unit": unit, "raw": raw.get(f), "peers": {}})
         nv, rn = mean(vals.get(("nvme", f), [])), mean(vals.get(("rnbd", f), []))
-        for p in PEERS:
+        for p in peers:
             v = vals.get((p, f))
             if not v:
                 why = "; ".join(sorted(na.get((p, f), {"not run"})))
