@@ -494,6 +494,16 @@ perf_line()
 	awk '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print; exit }' "$1"
 }
 
+# is_num WORD...: every WORD is a plain decimal number (perftest prints
+# "inf" and "-nan" when its cycle counter misbehaves, as under TCG).
+is_num()
+{
+	local w
+	for w in "$@"; do
+		[[ $w =~ ^[0-9]+(\.[0-9]+)?$ ]] || return 1
+	done
+}
+
 bench_raw()
 {
 	local rep=$1 f l it v
@@ -503,7 +513,11 @@ bench_raw()
 		# #bytes #iter t_min t_max t_typical t_avg t_stdev p99 p99.9 (us,
 		# half a round trip, as perftest reports write latency)
 		read -r -a v <<<"$l"
-		record raw "$rep" lat-4k ok "lat_avg_us=${v[5]}" "lat_p99_us=${v[7]}"
+		if is_num "${v[5]}" "${v[7]}"; then
+			record raw "$rep" lat-4k ok "lat_avg_us=${v[5]}" "lat_p99_us=${v[7]}"
+		else
+			record raw "$rep" lat-4k "ib_write_lat printed no figure: mean ${v[5]}, p99 ${v[7]}"
+		fi
 	else
 		record raw "$rep" lat-4k "ib_write_lat failed: $(tail -n 1 "$f")"
 	fi
@@ -515,7 +529,7 @@ bench_raw()
 		   l=$(perf_line "$f") && [ -n "$l" ]; then
 			# #bytes #iter BW_peak BW_avg[MB/s] MsgRate[Mpps]
 			read -r -a v <<<"$l"
-			[ "${v[1]}" -gt 0 ] || {
+			is_num "${v[1]}" "${v[3]}" "${v[4]}" && [ "${v[1]%.*}" -gt 0 ] || {
 				record raw "$rep" "bw-${bs%:*}" "ib_write_bw: no message completed in the measured window"
 				continue
 			}

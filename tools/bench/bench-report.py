@@ -48,7 +48,15 @@ def main():
     meta = {}
     if os.path.exists(os.path.join(vm, "meta.json")):
         meta = json.load(open(os.path.join(vm, "meta.json")))
-    recs = [json.loads(l) for l in open(os.path.join(vm, "results.jsonl")) if l.strip()]
+    recs = []
+    for n, l in enumerate(open(os.path.join(vm, "results.jsonl")), 1):
+        if not l.strip():
+            continue
+        try:
+            recs.append(json.loads(l))
+        except ValueError as e:
+            print("bench-report: results.jsonl line %d skipped (%s): %s" % (n, e, l.strip()),
+                  file=sys.stderr)
 
     # raw verbs limit (perftest): write latency is half a round trip, so
     # the QD1 limit of a read is twice it.
