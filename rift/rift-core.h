@@ -123,28 +123,25 @@ const char *rift_cm_event_str(enum rdma_cm_event_type ev);
 
 /**
  * rift_hb_next() - deadline of the next heartbeat tick
- * @due: deadline of the tick running now; set to the next one's
+ * @due: set to the next tick's deadline
  * @interval_ms: tick period
  *
- * Ticks keep to a fixed grid: one that runs late does not push back the
- * ones after it, so a silent peer is declared dead after at most
- * hb_interval_ms * (hb_missed_max + 1) plus the lateness of one tick,
- * not of every tick on the way.  A tick later than half an interval (the
- * host stalled) starts the grid again from now: catching up with ticks
- * in quick succession would count as silent the ticks the peer had no
- * time to answer.
+ * The next tick is due a whole interval after the one running now, not
+ * on a fixed grid: every silent tick then gave the peer at least an
+ * interval to answer the last heartbeat, however late the host ran the
+ * tick (a grid would shorten the gap after a late tick, and a loaded peer
+ * could be declared dead for it).  The price is that lateness adds up
+ * over the hb_missed_max ticks of a decision; rift_hb_late_ms() tells how
+ * much, for the trace.
  *
  * Return: the delay, in jiffies, to queue the next tick with.
  */
 static inline unsigned long rift_hb_next(unsigned long *due, u32 interval_ms)
 {
 	unsigned long ivl = msecs_to_jiffies(interval_ms);
-	unsigned long now = jiffies;
 
-	if (time_after(now, *due + ivl / 2))
-		*due = now;
-	*due += ivl;
-	return *due - now;
+	*due = jiffies + ivl;
+	return ivl;
 }
 
 /**

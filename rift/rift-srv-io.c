@@ -488,7 +488,6 @@ void rift_srv_path_hb_start(struct rift_srv_path *path)
 	path->hb_missed = 0;
 	path->hb_outstanding = false;
 	atomic_set(&path->rx_seen, 1);
-	path->hb_due = jiffies;
 	queue_delayed_work(rift_srv_hb_wq, &path->hb_work,
 			   rift_hb_next(&path->hb_due, path->hb_interval_ms));
 }

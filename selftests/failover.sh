@@ -54,6 +54,28 @@ run_done()
 		[ "$(rift_test_bad_completions)" = 0 ]
 }
 
+# rxe_not_free: how often rxe 6.1 logged its REG_MR retransmission defect
+# (see the admin guide: a retransmission runs an executed REG_MR again).
+rxe_not_free()
+{
+	dmesg | grep -c 'rxe_reg_fast_mr: .* not free'
+}
+
+# path1_survives: path 1 stayed up while path 0 went down.  The one
+# excuse is rxe's defect, logged since the link went down, wedging a QP
+# of path 1 as it takes over path 0's requests: the stall probe fails
+# the path then (last_error says which connection made no progress) and
+# it must come back at once.  Any other reason is a failure.
+path1_survives()
+{
+	local why
+	rift_both_connected $S "$RIFT_P1" && return 0
+	why=$(cat $CS/paths/$RIFT_P1/last_error)
+	ktap_info "path 1 left connected: '$why'; rxe REG_MR defect logged $(($(rxe_not_free) - nf0)) times since link 0 went down"
+	[ "$(rxe_not_free)" -gt "$nf0" ] && [[ $why == *"no progress for"* ]] &&
+		rift_wait_until 30 rift_both_connected $S "$RIFT_P1"
+}
+
 reqs()
 {
 	echo $(($(rift_clt_stat $S "$1" reqs_read) + $(rift_clt_stat $S "$1" reqs_write)))
@@ -75,11 +97,14 @@ ktap_check "tunables set: hb $HB ms x $MISSED, reconnect 200..1000 ms, io_timeou
 run_bg 6000 16 11
 sleep 3
 f0=$(rift_clt_stat $S $RIFT_P0 failovers)
+nf0=$(rxe_not_free)
 ip link set dev riftb0 down
 ktap_check "link 0 down: path 0 leaves connected" \
 	rift_wait_until 10 eval "[ \"\$(rift_path_state $S $RIFT_P0)\" != connected ]"
 ktap_info "path 0: $(rift_path_state $S $RIFT_P0), last_error '$(cat $CS/paths/$RIFT_P0/last_error)'"
-ktap_check "path 1 stays connected" rift_both_connected $S "$RIFT_P1"
+ktap_check "path 1 stays connected (or rxe's REG_MR defect wedged it and it came back)" \
+	path1_survives
+ktap_info "path 1: client $(rift_path_state $S $RIFT_P1), server $(rift_srv_path_state $S $RIFT_P1), reconnects $(rift_clt_stat $S $RIFT_P1 reconnects), last_error '$(cat $CS/paths/$RIFT_P1/last_error)'"
 r1=$(reqs $RIFT_P1)
 sleep 3
 ktap_check "IO goes on over path 1" eval "[ $(reqs $RIFT_P1) -gt $r1 ]"
@@ -133,7 +158,8 @@ ktap_info "declared failed ${ms:-?} ms after the loss began (kernel clock, from 
 # The first tick after the loss may still count what arrived before it.
 ktap_check "declared at the latest by heartbeat tick hb_missed_max + 1 after the loss" \
 	eval "[ -n \"$ticks\" ] && [ $ticks -ge 1 ] && [ $ticks -le $((MISSED + 1)) ]"
-# +100 ms: the declaring tick's own run, up to the state change.
+# Each tick is queued an interval after the previous one ran, so their
+# lateness adds up; +100 ms for the ticks' own run times.
 ktap_check "within hb_interval_ms * (hb_missed_max + 1) + the ticks' lateness" \
 	eval "[ -n \"$ms\" ] && [ $ms -le $((lim + ${late:-0} + 100)) ]"
 tc qdisc del dev riftb1 root
