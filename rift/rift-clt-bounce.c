@@ -173,8 +173,11 @@ int rift_clt_bounce_setup(struct rift_clt_path *path)
 		return -ENOMEM;
 	path->bounce = b;
 	b->dev = rift_dev_get(ib_dev);
-	if (!b->dev)
-		return -ENOMEM;
+	if (IS_ERR(b->dev)) {
+		err = PTR_ERR(b->dev);
+		b->dev = NULL;
+		return err;
+	}
 	b->ib_dev = ib_dev;
 	b->nr = nr;
 	b->per_mr = per_mr;

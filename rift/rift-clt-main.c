@@ -183,6 +183,26 @@ static void rift_clt_sess_remove_all(struct rift_clt_sess *sess)
 	wait_event(sess->removed_wait, rift_clt_sess_no_removals(sess));
 }
 
+/*
+ * An RDMA device is going away: fail every path of the session that has
+ * anything on it.  The paths list is walked under RCU, as submitters do;
+ * a path being removed releases what it holds through its destroy.
+ */
+static int rift_clt_sess_dev_event(struct notifier_block *nb,
+				   unsigned long event, void *data)
+{
+	struct rift_clt_sess *sess = container_of(nb, struct rift_clt_sess, dev_nb);
+	struct rift_clt_path *path;
+
+	if (event != RIFT_DEV_REMOVING)
+		return NOTIFY_DONE;
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry)
+		rift_clt_path_dev_removed(path, data);
+	rcu_read_unlock();
+	return NOTIFY_OK;
+}
+
 static u16 rift_clt_nr_cons(u16 asked)
 {
 	unsigned int io = asked ? asked : num_online_cpus();
@@ -266,6 +286,7 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	init_waitqueue_head(&sess->permit_wait);
 	init_waitqueue_head(&sess->removed_wait);
 	sess->wq = system_long_wq;
+	sess->dev_nb.notifier_call = rift_clt_sess_dev_event;
 
 	device_initialize(&sess->dev);
 	sess->dev.class = &rift_clt_class;
@@ -282,6 +303,9 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 		err = -ENOMEM;
 		goto err_del;
 	}
+	err = rift_dev_register_notifier(&sess->dev_nb);
+	if (err)
+		goto err_kobj;
 
 	for (i = 0; i < args->nr_paths; i++) {
 		const struct rift_path_addr *a = &args->paths[i];
@@ -305,6 +329,8 @@ err_paths:
 	mutex_unlock(&sess->lock);
 	rift_clt_sess_remove_all(sess);
 	rift_clt_sess_fail_pending(sess);
+	rift_dev_unregister_notifier(&sess->dev_nb);
+err_kobj:
 	kobject_put(sess->paths_kobj);
 err_del:
 	device_del(&sess->dev);
@@ -330,6 +356,8 @@ void rift_clt_close(struct rift_clt_sess *sess)
 	mutex_unlock(&sess->lock);
 	rift_clt_sess_remove_all(sess);
 	rift_clt_sess_fail_pending(sess);
+	/* No path is left to tell about a device removal. */
+	rift_dev_unregister_notifier(&sess->dev_nb);
 	kobject_put(sess->paths_kobj);
 	device_unregister(&sess->dev);
 }

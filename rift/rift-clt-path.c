@@ -211,6 +211,11 @@ static int rift_clt_con_route_resolved(struct rift_clt_con *con)
 	 */
 	err = rift_con_create_qp(&con->c, cm_id, qd * 12 + 32, qd + 16 + 1,
 				 con->idx % cm_id->device->num_comp_vectors);
+	if (err == -ENODEV) {
+		rift_clt_path_set_error(path, "RDMA device %s is being removed",
+					dev_name(&cm_id->device->dev));
+		return err;
+	}
 	if (err) {
 		rift_clt_path_set_error(path, "cannot create QP: %d", err);
 		return err;
@@ -399,6 +404,8 @@ static void rift_clt_con_close(struct rift_clt_con *con)
 	/* Drains again: catches invalidates posted from softirq meanwhile. */
 	rift_con_destroy_qp(&con->c);
 	rift_clt_con_rx_free(con, ib_dev);
+	/* Last: the device may be unregistered as soon as this is dropped. */
+	rift_con_put_dev(&con->c);
 }
 
 static int rift_clt_con_connect(struct rift_clt_con *con)
@@ -449,6 +456,9 @@ static int rift_clt_con_connect(struct rift_clt_con *con)
 		goto err_close;
 	}
 	err = con->err;
+	/* Device removal wakes the wait; the reason is in last_error. */
+	if (!err && READ_ONCE(path->setup_failed))
+		err = -ECONNABORTED;
 	if (err)
 		goto err_close;
 	return 0;
@@ -525,6 +535,10 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 		rift_clt_path_set_error(path, "no INFO_RSP within %u ms",
 					connect_timeout_ms);
 		err = -ETIMEDOUT;
+		goto out_drain;
+	}
+	if (READ_ONCE(path->setup_failed)) {
+		err = -ECONNABORTED;
 		goto out_drain;
 	}
 	if (path->info_err) {
@@ -660,6 +674,19 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	err = rift_clt_bounce_setup(path);
 	if (err)
 		goto err_close;
+	/*
+	 * A device whose removal began after our connections took their
+	 * references may have been missed by the removal notifier (it saw
+	 * the connections not yet set up): ask once more, before CONNECTED.
+	 */
+	for (i = 0; i < path->nr_cons; i++) {
+		if (!rift_dev_alive(path->cons[i].c.dev)) {
+			rift_clt_path_set_error(path, "RDMA device %s removed",
+						dev_name(&path->cons[i].c.dev->ib_dev->dev));
+			err = -ENODEV;
+			goto err_close;
+		}
+	}
 
 	ib_dev = path->cons[0].c.cm_id->device;
 	strscpy(path->hca_name, dev_name(&ib_dev->dev), sizeof(path->hca_name));
@@ -972,6 +999,52 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
 				    path->name, why);
 		queue_work(path->sess->wq, &path->close_work);
 	}
+}
+
+/**
+ * rift_clt_path_dev_removed() - the RDMA device under a path is going away
+ * @path: path of a session, seen under RCU
+ * @dev: the device being removed
+ *
+ * Called from the removal notifier, which must not wait for teardown: a
+ * connected path is failed (its close work releases everything on the
+ * device); a path being set up has its attempt aborted and every wait of
+ * the attempt woken, so the connect work closes its connections now
+ * rather than after connect_timeout_ms.  rift-core waits for both.
+ */
+void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
+{
+	unsigned long flags;
+	bool uses = false, setup;
+	char why[64];
+	u16 i;
+
+	/* Pointers only: another device's state may be freed meanwhile. */
+	for (i = 0; i < path->nr_cons; i++)
+		if (READ_ONCE(path->cons[i].c.dev) == dev)
+			uses = true;
+	if (!uses)
+		return;
+	snprintf(why, sizeof(why), "RDMA device %s removed", dev_name(&dev->ib_dev->dev));
+	spin_lock_irqsave(&path->lock, flags);
+	setup = path->state == RIFT_CLT_PATH_CONNECTING ||
+		path->state == RIFT_CLT_PATH_RECONNECTING;
+	if (setup) {
+		path->setup_failed = true;
+		strscpy(path->last_error, why, sizeof(path->last_error));
+	}
+	spin_unlock_irqrestore(&path->lock, flags);
+	if (!setup) {
+		rift_clt_path_fail(path, why);
+		return;
+	}
+	pr_info_ratelimited("%s/%s: connect aborted: %s\n", path->sess->name,
+			    path->name, why);
+	/* Every wait of the attempt checks ->setup_failed when woken. */
+	for (i = 0; i < path->nr_cons; i++)
+		complete(&path->cons[i].done);
+	complete(&path->info_tx_done);
+	complete(&path->info_done);
 }
 
 /**

@@ -391,6 +391,7 @@ struct rift_permit {
  * @removed_wait: rift_clt_close() waits here for those removals
  * @reconnect_delay_ms: wait before reconnecting a failed path
  * @wq: runs connect and close work
+ * @dev_nb: told when an RDMA device goes away (rift_dev_register_notifier())
  * @mp_policy: enum rift_clt_mp_policy
  * @io_timeout_ms: how long a request may wait for a connected path
  * @hb_interval_ms: heartbeat tick of every path
@@ -433,6 +434,7 @@ struct rift_clt_sess {
 	wait_queue_head_t		removed_wait;
 	u32				reconnect_delay_ms;
 	struct workqueue_struct		*wq;
+	struct notifier_block		dev_nb;
 	enum rift_clt_mp_policy		mp_policy;
 	u32				io_timeout_ms;
 	u32				hb_interval_ms;
@@ -473,6 +475,7 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why);
 void rift_clt_path_reconnect(struct rift_clt_path *path);
 void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
 void rift_clt_path_disconnect(struct rift_clt_path *path);
+void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev);
 const char *rift_clt_path_state_str(enum rift_clt_path_state s);
 enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path);
 void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)

@@ -12,8 +12,29 @@
 
 #include "rift-core.h"
 
+/*
+ * Every RDMA device rdma_cm can bind an id to has an entry here, made when
+ * the device registers and dropped when it unregisters.  The entry counts
+ * what Rift holds on the device (QPs with their CQs, MRs, mappings):
+ * device removal waits for that count to reach zero, so nothing Rift
+ * frees afterwards can touch a device that is gone.
+ */
 static LIST_HEAD(rift_dev_list);
 static DEFINE_MUTEX(rift_dev_mutex);
+static DECLARE_WAIT_QUEUE_HEAD(rift_dev_wait);
+static BLOCKING_NOTIFIER_HEAD(rift_dev_chain);
+
+static struct rift_dev *rift_dev_find(struct ib_device *ib_dev)
+	__must_hold(&rift_dev_mutex)
+{
+	struct rift_dev *dev;
+
+	lockdep_assert_held(&rift_dev_mutex);
+	list_for_each_entry(dev, &rift_dev_list, entry)
+		if (dev->ib_dev == ib_dev)
+			return dev;
+	return NULL;
+}
 
 /**
  * rift_dev_get() - take a reference on the Rift state of an RDMA device
@@ -23,58 +44,186 @@ static DEFINE_MUTEX(rift_dev_mutex);
  * rkey handed out on one path works with the lkeys of another on the same
  * device.
  *
- * Return: the device state, or NULL when it cannot be allocated.
+ * Return: the device state, ERR_PTR(-ENODEV) for a device that is being
+ * removed (or not known yet), ERR_PTR(-ENOMEM) when its protection domain
+ * cannot be allocated.
  */
 struct rift_dev *rift_dev_get(struct ib_device *ib_dev)
 {
 	struct rift_dev *dev;
+	struct ib_pd *pd;
 
 	mutex_lock(&rift_dev_mutex);
-	list_for_each_entry(dev, &rift_dev_list, entry) {
-		if (dev->ib_dev == ib_dev && kref_get_unless_zero(&dev->ref))
+	dev = rift_dev_find(ib_dev);
+	if (!dev || dev->removing) {
+		dev = ERR_PTR(-ENODEV);
+		goto out;
+	}
+	if (!dev->pd) {
+		pd = ib_alloc_pd(ib_dev, 0);
+		if (IS_ERR(pd)) {
+			pr_err("%s: cannot allocate a protection domain: %ld\n",
+			       dev_name(&ib_dev->dev), PTR_ERR(pd));
+			dev = ERR_PTR(-ENOMEM);
 			goto out;
+		}
+		dev->pd = pd;
 	}
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		goto out;
-	dev->pd = ib_alloc_pd(ib_dev, 0);
-	if (IS_ERR(dev->pd)) {
-		pr_err("%s: cannot allocate a protection domain: %ld\n",
-		       dev_name(&ib_dev->dev), PTR_ERR(dev->pd));
-		kfree(dev);
-		dev = NULL;
-		goto out;
-	}
-	kref_init(&dev->ref);
-	dev->ib_dev = ib_dev;
-	list_add(&dev->entry, &rift_dev_list);
+	dev->users++;
 out:
 	mutex_unlock(&rift_dev_mutex);
 	return dev;
 }
 EXPORT_SYMBOL_GPL(rift_dev_get);
 
-static void rift_dev_release(struct kref *ref)
-	__must_hold(&rift_dev_mutex)
-{
-	struct rift_dev *dev = container_of(ref, struct rift_dev, ref);
-
-	list_del(&dev->entry);
-	ib_dealloc_pd(dev->pd);
-	kfree(dev);
-}
-
 /**
  * rift_dev_put() - drop a reference taken by rift_dev_get()
- * @dev: device state; freed with its PD on the last put
+ * @dev: device state; its PD is freed with the last reference
  */
 void rift_dev_put(struct rift_dev *dev)
 {
 	mutex_lock(&rift_dev_mutex);
-	kref_put(&dev->ref, rift_dev_release);
+	if (!WARN_ON_ONCE(!dev->users) && !--dev->users) {
+		ib_dealloc_pd(dev->pd);
+		dev->pd = NULL;
+		wake_up_all(&rift_dev_wait);
+	}
 	mutex_unlock(&rift_dev_mutex);
 }
 EXPORT_SYMBOL_GPL(rift_dev_put);
+
+/**
+ * rift_dev_alive() - whether a device in use is not being removed
+ * @dev: device state the caller holds a reference on
+ *
+ * A user that took its reference just before removal began is told to
+ * its removal notifier only if the notifier can already see the user;
+ * setup code checks this once more before it declares a path usable.
+ *
+ * Return: false once removal of the device has begun.
+ */
+bool rift_dev_alive(struct rift_dev *dev)
+{
+	bool alive;
+
+	mutex_lock(&rift_dev_mutex);
+	alive = !dev->removing;
+	mutex_unlock(&rift_dev_mutex);
+	return alive;
+}
+EXPORT_SYMBOL_GPL(rift_dev_alive);
+
+/**
+ * rift_dev_register_notifier() - be told when an RDMA device goes away
+ * @nb: notifier; called with %RIFT_DEV_REMOVING and the struct ib_device
+ *
+ * The callback runs in process context while the device is being
+ * unregistered.  It must not wait for teardown itself: it only fails the
+ * paths that use the device (state change plus queued work); rift-core
+ * then waits until every reference on the device is dropped before it
+ * lets the removal go on.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rift_dev_register_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&rift_dev_chain, nb);
+}
+EXPORT_SYMBOL_GPL(rift_dev_register_notifier);
+
+/**
+ * rift_dev_unregister_notifier() - undo rift_dev_register_notifier()
+ * @nb: notifier; waits for a callback that is running
+ */
+void rift_dev_unregister_notifier(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&rift_dev_chain, nb);
+}
+EXPORT_SYMBOL_GPL(rift_dev_unregister_notifier);
+
+static int rift_ib_add(struct ib_device *ib_dev)
+{
+	struct rift_dev *dev;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->ib_dev = ib_dev;
+	mutex_lock(&rift_dev_mutex);
+	list_add(&dev->entry, &rift_dev_list);
+	mutex_unlock(&rift_dev_mutex);
+	return 0;
+}
+
+static bool rift_dev_unused(struct rift_dev *dev)
+{
+	bool unused;
+
+	mutex_lock(&rift_dev_mutex);
+	unused = !dev->users;
+	mutex_unlock(&rift_dev_mutex);
+	return unused;
+}
+
+/*
+ * Called by the RDMA core before rdma_cm's own removal handling (clients
+ * are removed in the reverse order of registration, and rift-core loads
+ * after rdma_cm), and before the core frees the device's CQ pool.  New
+ * users are refused from here on; the roles fail every path on the
+ * device, and we return only once their teardown released all of it.
+ */
+static void rift_ib_remove(struct ib_device *ib_dev, void *client_data)
+{
+	unsigned long start = jiffies;
+	struct rift_dev *dev;
+
+	mutex_lock(&rift_dev_mutex);
+	dev = rift_dev_find(ib_dev);
+	if (dev)
+		dev->removing = true;
+	mutex_unlock(&rift_dev_mutex);
+	if (!dev)
+		return;
+	if (!rift_dev_unused(dev))
+		pr_info("%s: device removed: closing the paths that use it\n",
+			dev_name(&ib_dev->dev));
+	blocking_notifier_call_chain(&rift_dev_chain, RIFT_DEV_REMOVING, ib_dev);
+	while (!wait_event_timeout(rift_dev_wait, rift_dev_unused(dev),
+				   RIFT_DEV_REMOVE_REPORT_MS * HZ / MSEC_PER_SEC))
+		pr_warn("%s: removal waits for %u Rift users after %u ms\n",
+			dev_name(&ib_dev->dev), READ_ONCE(dev->users),
+			jiffies_to_msecs(jiffies - start));
+	mutex_lock(&rift_dev_mutex);
+	list_del(&dev->entry);
+	mutex_unlock(&rift_dev_mutex);
+	kfree(dev);
+}
+
+static struct ib_client rift_ib_client = {
+	.name	= "rift",
+	.add	= rift_ib_add,
+	.remove	= rift_ib_remove,
+};
+
+/**
+ * rift_core_ib_init() - start tracking RDMA devices
+ *
+ * Return: 0 or a negative errno.
+ */
+int rift_core_ib_init(void)
+{
+	return ib_register_client(&rift_ib_client);
+}
+
+/**
+ * rift_core_ib_exit() - stop tracking RDMA devices
+ *
+ * Every role module is gone by then, so no device has users left.
+ */
+void rift_core_ib_exit(void)
+{
+	ib_unregister_client(&rift_ib_client);
+}
 
 /**
  * rift_iu_alloc() - allocate and DMA-map a message buffer
@@ -162,8 +311,11 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 	max_recv_wr = min_t(u32, max_recv_wr, ib_dev->attrs.max_qp_wr);
 
 	con->dev = rift_dev_get(ib_dev);
-	if (!con->dev)
-		return -ENOMEM;
+	if (IS_ERR(con->dev)) {
+		err = PTR_ERR(con->dev);
+		con->dev = NULL;
+		return err;
+	}
 
 	/* One more WR each way and two CQEs for ib_drain_qp()'s markers. */
 	con->cq_size = max_send_wr + max_recv_wr + 2;
@@ -233,6 +385,8 @@ EXPORT_SYMBOL_GPL(rift_con_create_qp);
  *
  * Draining first guarantees that every posted work request has completed
  * or flushed, so no completion handler can run on memory freed next.
+ * The device reference stays: the caller still unmaps its receive
+ * buffers, then calls rift_con_put_dev().
  */
 void rift_con_destroy_qp(struct rift_con *con)
 {
@@ -245,12 +399,25 @@ void rift_con_destroy_qp(struct rift_con *con)
 		con->qp = NULL;
 	}
 	rift_con_put_cq(con);
+}
+EXPORT_SYMBOL_GPL(rift_con_destroy_qp);
+
+/**
+ * rift_con_put_dev() - drop the device reference of a connection
+ * @con: connection whose QP is destroyed and whose buffers are unmapped;
+ *	safe to call twice
+ *
+ * The last thing a connection's teardown does on its device: device
+ * removal may complete as soon as this returns.
+ */
+void rift_con_put_dev(struct rift_con *con)
+{
 	if (con->dev) {
 		rift_dev_put(con->dev);
 		con->dev = NULL;
 	}
 }
-EXPORT_SYMBOL_GPL(rift_con_destroy_qp);
+EXPORT_SYMBOL_GPL(rift_con_put_dev);
 
 /**
  * rift_con_need_signal() - whether the next send must be signalled

@@ -8,15 +8,21 @@
 
 #include <linux/module.h>
 
+#include "rift-core.h"
+
 static int __init rift_core_init(void)
 {
-	pr_debug("loaded\n");
-	return 0;
+	int err;
+
+	err = rift_core_ib_init();
+	if (err)
+		pr_err("cannot register as an RDMA client: %d\n", err);
+	return err;
 }
 
 static void __exit rift_core_exit(void)
 {
-	pr_debug("unloaded\n");
+	rift_core_ib_exit();
 }
 
 module_init(rift_core_init);

@@ -8,6 +8,7 @@
 
 #include <linux/types.h>
 #include <linux/kref.h>
+#include <linux/notifier.h>
 #include <linux/list.h>
 #include <linux/dma-direction.h>
 #include <linux/jiffies.h>
@@ -33,22 +34,39 @@
  */
 #define RIFT_MAX_INLINE		256
 
+/* How often a device removal still waiting for Rift says so. */
+#define RIFT_DEV_REMOVE_REPORT_MS	10000
+
+/* Notifier event: the struct ib_device passed along is being removed. */
+#define RIFT_DEV_REMOVING	1
+
 /**
  * struct rift_dev - an RDMA device with the protection domain Rift uses on it
- * @ref: one per connection (QP) on the device
  * @entry: in the global device list
  * @ib_dev: the device
- * @pd: protection domain shared by every Rift connection on @ib_dev
+ * @pd: protection domain shared by every Rift connection on @ib_dev;
+ *	allocated for the first user, freed with the last
+ * @users: references from rift_dev_get(): a connection (QP and CQ), a
+ *	path's registered chunks or staging pages
+ * @removing: the device is being unregistered: no new users
+ *
+ * @pd, @users and @removing are protected by the device list's mutex.
  */
 struct rift_dev {
-	struct kref		ref;
 	struct list_head	entry;
 	struct ib_device	*ib_dev;
 	struct ib_pd		*pd;
+	unsigned int		users;
+	bool			removing;
 };
 
 struct rift_dev *rift_dev_get(struct ib_device *ib_dev);
 void rift_dev_put(struct rift_dev *dev);
+bool rift_dev_alive(struct rift_dev *dev);
+int rift_dev_register_notifier(struct notifier_block *nb);
+void rift_dev_unregister_notifier(struct notifier_block *nb);
+int rift_core_ib_init(void);
+void rift_core_ib_exit(void);
 
 /**
  * struct rift_iu - a DMA-mapped message buffer and the CQE of its work request
@@ -112,6 +130,7 @@ struct rift_con {
 int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 		       u32 max_send_wr, u32 max_recv_wr, int comp_vector);
 void rift_con_destroy_qp(struct rift_con *con);
+void rift_con_put_dev(struct rift_con *con);
 bool rift_con_need_signal(struct rift_con *con);
 bool rift_con_signal_n(struct rift_con *con, u32 nr_wr);
 

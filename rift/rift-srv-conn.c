@@ -503,6 +503,7 @@ static void rift_srv_con_free(struct rift_srv_con *con)
 	}
 	rift_iu_free(ib_dev, con->info_rx);
 	WRITE_ONCE(con->info_rx, NULL);
+	/* The caller drops the device reference once the path let go too. */
 }
 
 /*
@@ -769,6 +770,7 @@ static void rift_srv_con_attach(struct rift_srv_path *path, struct rdma_cm_id *c
 
 err_free:
 	rift_srv_con_free(con);
+	rift_con_put_dev(&con->c);
 	/* rdma_cm destroys the id when we return non-zero: forget it. */
 	con->c.cm_id = NULL;
 	rift_srv_path_fail(path, "connection %u could not be accepted", con->idx);
@@ -957,9 +959,12 @@ static void rift_srv_path_close_work(struct work_struct *work)
 
 	for (i = path->con_cnt - 1; i >= 0; i--)
 		rift_srv_con_free(&path->cons[i]);
-	rift_srv_path_unreg_chunks(path);
 	rift_iu_free(path->ib_dev, path->info_tx);
 	path->info_tx = NULL;
+	rift_srv_path_unreg_chunks(path);
+	/* Nothing is left on the device: its removal may go on after this. */
+	for (i = path->con_cnt - 1; i >= 0; i--)
+		rift_con_put_dev(&path->cons[i].c);
 	for (i = path->con_cnt - 1; i >= 0; i--) {
 		if (path->cons[i].c.cm_id) {
 			rdma_destroy_id(path->cons[i].c.cm_id);

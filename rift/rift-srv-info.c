@@ -191,9 +191,15 @@ static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
 	struct ib_mr *mr;
 
 	path->dev = rift_dev_get(path->ib_dev);
+	if (IS_ERR(path->dev)) {
+		int err = PTR_ERR(path->dev);
+
+		path->dev = NULL;
+		return err;
+	}
 	path->sgs = kcalloc(qd, sizeof(*path->sgs), GFP_KERNEL);
 	path->mrs = kcalloc(qd, sizeof(*path->mrs), GFP_KERNEL);
-	if (!path->dev || !path->sgs || !path->mrs)
+	if (!path->sgs || !path->mrs)
 		return -ENOMEM;
 	for (i = 0; i < qd; i++) {
 		sg_init_one(&path->sgs[i], path->chunks[i], sess->chunk_size);

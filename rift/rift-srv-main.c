@@ -136,6 +136,35 @@ u32 rift_srv_param_hb_interval_ms(void)
 	return READ_ONCE(hb_interval_ms);
 }
 
+/*
+ * An RDMA device is going away: fail every path on it.  Under ctx->lock,
+ * which CONNECT_REQUEST holds while it sets a path up: a path is either
+ * in a session's list by now, or its setup asks rift-core for the device
+ * after removal began and is refused.
+ */
+static int rift_srv_dev_event(struct notifier_block *nb, unsigned long event,
+			      void *data)
+{
+	struct rift_srv_ctx *ctx = container_of(nb, struct rift_srv_ctx, dev_nb);
+	struct ib_device *ib_dev = ((struct rift_dev *)data)->ib_dev;
+	struct rift_srv_sess *sess;
+	struct rift_srv_path *path;
+
+	if (event != RIFT_DEV_REMOVING)
+		return NOTIFY_DONE;
+	mutex_lock(&ctx->lock);
+	list_for_each_entry(sess, &ctx->sessions, entry) {
+		mutex_lock(&sess->lock);
+		list_for_each_entry(path, &sess->paths, entry)
+			if (path->ib_dev == ib_dev)
+				rift_srv_path_fail(path, "RDMA device %s removed",
+						   dev_name(&ib_dev->dev));
+		mutex_unlock(&sess->lock);
+	}
+	mutex_unlock(&ctx->lock);
+	return NOTIFY_OK;
+}
+
 /**
  * rift_srv_open() - start serving a ULP on a port
  * @ops: callbacks; @ops->rdma_ev is required, @ops->link_ev optional.  They
@@ -178,12 +207,16 @@ struct rift_srv_ctx *rift_srv_open(const struct rift_srv_ops *ops, void *priv,
 	INIT_LIST_HEAD(&ctx->sessions);
 	atomic_set(&ctx->nr_sess, 0);
 	init_waitqueue_head(&ctx->wait);
+	ctx->dev_nb.notifier_call = rift_srv_dev_event;
+	err = rift_dev_register_notifier(&ctx->dev_nb);
+	if (err)
+		goto err_free;
 
 	id = rdma_create_id(&init_net, rift_srv_cm_handler, &ctx->tag,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
 		err = PTR_ERR(id);
-		goto err_free;
+		goto err_unregister;
 	}
 	/* One wildcard IPv6 listener that also takes IPv4 clients. */
 	err = rdma_set_afonly(id, 0);
@@ -202,6 +235,8 @@ struct rift_srv_ctx *rift_srv_open(const struct rift_srv_ops *ops, void *priv,
 
 err_destroy:
 	rdma_destroy_id(id);
+err_unregister:
+	rift_dev_unregister_notifier(&ctx->dev_nb);
 err_free:
 	pr_err("cannot listen on port %u: %d\n", ctx->port, err);
 	kfree(ctx);
@@ -239,6 +274,7 @@ void rift_srv_close(struct rift_srv_ctx *ctx)
 	wait_event(ctx->wait, atomic_read(&ctx->nr_sess) == 0);
 	/* The release work that woke us may still be on its way out. */
 	flush_workqueue(rift_srv_wq);
+	rift_dev_unregister_notifier(&ctx->dev_nb);
 	pr_info("stopped listening on port %u\n", ctx->port);
 	kfree(ctx);
 }

@@ -117,6 +117,7 @@ enum rift_srv_con_state {
  * @nr_sess: sessions not yet released; rift_srv_close() waits for 0
  * @wait: woken when @nr_sess drops
  * @closing: rift_srv_close() started; new connections are refused
+ * @dev_nb: told when an RDMA device goes away (rift_dev_register_notifier())
  */
 struct rift_srv_ctx {
 	struct rift_srv_cm_tag		tag;
@@ -129,6 +130,7 @@ struct rift_srv_ctx {
 	atomic_t			nr_sess;
 	wait_queue_head_t		wait;
 	bool				closing;
+	struct notifier_block		dev_nb;
 };
 
 /* rift_srv_op.flags */
