@@ -440,6 +440,12 @@ static int rift_clt_con_connect(struct rift_clt_con *con)
 		src = (struct sockaddr *)&path->src;
 	err = rdma_resolve_addr(cm_id, src, (struct sockaddr *)&path->dst,
 				RIFT_RESOLVE_TIMEOUT_MS);
+	if (err == -ENODEV) {
+		/* Its device was removed, or the address is not configured. */
+		rift_clt_path_set_error(path, "no RDMA device for the source address (%d)",
+					err);
+		goto err_close;
+	}
 	if (err) {
 		rift_clt_path_set_error(path, "cannot resolve address: %d", err);
 		goto err_close;

@@ -115,7 +115,7 @@ EXPORT_SYMBOL_GPL(rift_dev_alive);
 
 /**
  * rift_dev_register_notifier() - be told when an RDMA device goes away
- * @nb: notifier; called with %RIFT_DEV_REMOVING and the struct ib_device
+ * @nb: notifier; called with %RIFT_DEV_REMOVING and the struct rift_dev
  *
  * The callback runs in process context while the device is being
  * unregistered.  It must not wait for teardown itself: it only fails the
@@ -187,7 +187,7 @@ static void rift_ib_remove(struct ib_device *ib_dev, void *client_data)
 	if (!rift_dev_unused(dev))
 		pr_info("%s: device removed: closing the paths that use it\n",
 			dev_name(&ib_dev->dev));
-	blocking_notifier_call_chain(&rift_dev_chain, RIFT_DEV_REMOVING, ib_dev);
+	blocking_notifier_call_chain(&rift_dev_chain, RIFT_DEV_REMOVING, dev);
 	while (!wait_event_timeout(rift_dev_wait, rift_dev_unused(dev),
 				   RIFT_DEV_REMOVE_REPORT_MS * HZ / MSEC_PER_SEC))
 		pr_warn("%s: removal waits for %u Rift users after %u ms\n",

@@ -37,7 +37,7 @@
 /* How often a device removal still waiting for Rift says so. */
 #define RIFT_DEV_REMOVE_REPORT_MS	10000
 
-/* Notifier event: the struct ib_device passed along is being removed. */
+/* Notifier event: the device of the struct rift_dev passed along goes away. */
 #define RIFT_DEV_REMOVING	1
 
 /**
