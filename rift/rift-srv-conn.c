@@ -221,6 +221,7 @@ static void rift_srv_sess_release(struct device *dev)
 	WARN_ON_ONCE(atomic64_read(&sess->pinned));
 	percpu_ref_exit(&sess->ops_ref);
 	kfree(sess);
+	rift_srv_sess_slot_put();
 }
 
 /* Every op is answered and no path is left: tell the ULP, then go. */
@@ -274,9 +275,13 @@ static struct rift_srv_sess *rift_srv_sess_create(struct rift_srv_ctx *ctx,
 	int err;
 
 	lockdep_assert_held(&ctx->lock);
+	if (!rift_srv_sess_slot_get())
+		return ERR_PTR(-ENOSPC);
 	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
-	if (!sess)
+	if (!sess) {
+		rift_srv_sess_slot_put();
 		return ERR_PTR(-ENOMEM);
+	}
 	device_initialize(&sess->dev);
 	sess->dev.class = &rift_srv_class;
 	sess->dev.release = rift_srv_sess_release;
@@ -318,18 +323,28 @@ static struct rift_srv_sess *rift_srv_sess_create(struct rift_srv_ctx *ctx,
 /* Paths and connections                                               */
 /* ------------------------------------------------------------------ */
 
-/*
+/**
+ * rift_srv_path_alloc_chunks() - allocate the chunks of an admitted path
+ * @path: path whose INFO_REQ was accepted; runs on rift_srv_wq
+ *
  * One physically contiguous buffer per chunk makes it a single sg entry
  * and a single MR; the _exact variant returns the tail of the power-of-two
  * allocation, so a chunk pins exactly chunk_size bytes.  Zeroed so that a
  * read the ULP does not fill cannot leak memory, the previous instance's
- * data included.
+ * data included.  Counted against max_pinned_mb first: the memory every
+ * client together can make the server pin is bounded.
+ *
+ * Return: 0, -ENOSPC over the limit, or -ENOMEM.
  */
-static int rift_srv_path_alloc_chunks(struct rift_srv_path *path)
+int rift_srv_path_alloc_chunks(struct rift_srv_path *path)
 {
 	struct rift_srv_sess *sess = path->sess;
+	u64 bytes = (u64)path->queue_depth * sess->chunk_size;
 	u32 i;
 
+	if (!rift_srv_pinned_reserve(bytes))
+		return -ENOSPC;
+	path->pinned_reserved = bytes;
 	path->chunks = kcalloc(path->queue_depth, sizeof(*path->chunks),
 			       GFP_KERNEL);
 	if (!path->chunks)
@@ -362,6 +377,7 @@ static void rift_srv_path_free_work(struct work_struct *work)
 	for (i = 0; i < path->nr_chunks; i++)
 		free_pages_exact(path->chunks[i], sess->chunk_size);
 	atomic64_sub((u64)path->nr_chunks * sess->chunk_size, &sess->pinned);
+	rift_srv_pinned_release(path->pinned_reserved);
 	kfree(path->chunks);
 	kfree(path->ops);
 	kvfree(path->segs);
@@ -409,7 +425,7 @@ static void rift_srv_path_setup_timeout(struct work_struct *work)
 
 	if (READ_ONCE(path->state) == RIFT_SRV_PATH_CONNECTING)
 		rift_srv_path_fail(path, "not set up within %u ms",
-				   RIFT_SRV_SETUP_TIMEOUT_MS);
+				   path->setup_timeout_ms);
 	kobject_put(&path->kobj);
 }
 
@@ -431,6 +447,7 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	get_device(&sess->dev);
 	path->sess = sess;
 	INIT_LIST_HEAD(&path->entry);
+	INIT_LIST_HEAD(&path->pending_entry);
 	spin_lock_init(&path->lock);
 	path->state = RIFT_SRV_PATH_CONNECTING;
 	memcpy(path->uuid, req->path_uuid, RIFT_UUID_LEN);
@@ -458,12 +475,14 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	path->hb_missed_max = RIFT_HB_MISSED_DEFAULT;
 	atomic_set(&path->inflight, 0);
 
+	path->setup_timeout_ms = rift_srv_param_setup_timeout_ms();
+
+	/* Small state only: the chunks wait for admission (INFO_REQ). */
 	path->cons = kcalloc(path->con_cnt, sizeof(*path->cons), GFP_KERNEL);
 	path->stats = alloc_percpu(struct rift_srv_stats);
 	if (!path->cons || !path->stats ||
 	    percpu_ref_init(&path->io_ref, rift_srv_path_io_released, 0,
-			    GFP_KERNEL) ||
-	    rift_srv_path_alloc_chunks(path)) {
+			    GFP_KERNEL)) {
 		kobject_put(&path->kobj);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -477,9 +496,11 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 		con->tx_cqe.done = rift_srv_tx_done;
 	}
 	list_add_tail(&path->entry, &sess->paths);
+	lockdep_assert_held(&sess->ctx->lock);
+	list_add_tail(&path->pending_entry, &sess->ctx->pending);
 	kobject_get(&path->kobj);
 	queue_delayed_work(rift_srv_wq, &path->setup_work,
-			   msecs_to_jiffies(RIFT_SRV_SETUP_TIMEOUT_MS));
+			   msecs_to_jiffies(path->setup_timeout_ms));
 	pr_debug("session %s: new path %s, generation %u, %u connections\n",
 		 sess->label, path->name, path->reconnect_gen, path->con_cnt);
 	return path;
@@ -552,7 +573,7 @@ static int rift_srv_con_setup(struct rift_srv_con *con, struct rdma_cm_id *cm_id
 	atomic_set(&con->rd_credits, credits);
 
 	if (con->idx == 0) {
-		con->info_rx = rift_iu_alloc(ib_dev, RIFT_INFO_MAX_LEN,
+		con->info_rx = rift_iu_alloc(ib_dev, RIFT_INFO_REQ_MAX_LEN,
 					     DMA_FROM_DEVICE, rift_srv_rx_done);
 		if (!con->info_rx)
 			return -ENOMEM;
@@ -659,6 +680,62 @@ static int rift_srv_reject(struct rdma_cm_id *cm_id, const struct rift_srv_verdi
 	return -ECONNREFUSED;
 }
 
+static bool rift_srv_same_addr(const struct sockaddr_storage *a,
+			       const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)b)->sin6_addr);
+	return !memcmp(a, b, sizeof(*a));
+}
+
+/*
+ * Half-open handshakes from one client address: a host that floods
+ * CONNECT_REQUESTs ties up at most max_pending_per_addr of them, each for
+ * setup_timeout_ms at most, and hosts elsewhere still get in.
+ */
+static u32 rift_srv_pending_from(struct rift_srv_ctx *ctx, struct rdma_cm_id *cm_id)
+{
+	const struct sockaddr_storage *src = &cm_id->route.addr.dst_addr;
+	struct rift_srv_path *p;
+	u32 n = 0;
+
+	lockdep_assert_held(&ctx->lock);
+	list_for_each_entry(p, &ctx->pending, pending_entry)
+		if (rift_srv_same_addr(&p->src, src))
+			n++;
+	return n;
+}
+
+/**
+ * rift_srv_path_not_pending() - a path left setup (connected or closing)
+ * @path: path; safe to call twice
+ */
+void rift_srv_path_not_pending(struct rift_srv_path *path)
+{
+	struct rift_srv_ctx *ctx = path->sess->ctx;
+
+	mutex_lock(&ctx->lock);
+	list_del_init(&path->pending_entry);
+	mutex_unlock(&ctx->lock);
+}
+
+static u32 rift_srv_sess_nr_paths(struct rift_srv_sess *sess)
+{
+	struct rift_srv_path *p;
+	u32 n = 0;
+
+	lockdep_assert_held(&sess->lock);
+	list_for_each_entry(p, &sess->paths, entry)
+		n++;
+	return n;
+}
+
 /*
  * Find the path instance this connection belongs to, or make one.  The
  * instance with the highest generation for the path UUID is the current
@@ -726,16 +803,29 @@ static struct rift_srv_path *rift_srv_path_pick(struct rift_srv_sess *sess,
 		}
 		return cur;
 	}
+	if (req->con_cnt > rift_srv_param_max_cons_per_path()) {
+		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES, "%u connections, at most %u",
+				req->con_cnt, rift_srv_param_max_cons_per_path());
+		return NULL;
+	}
+	/* Closing instances count: they hold their memory until they are gone. */
+	if (rift_srv_sess_nr_paths(sess) >= rift_srv_param_max_paths_per_session()) {
+		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES, "session has %u paths already",
+				rift_srv_sess_nr_paths(sess));
+		return NULL;
+	}
+	if (rift_srv_pending_from(sess->ctx, cm_id) >= rift_srv_param_max_pending_per_addr()) {
+		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES,
+				"%u paths from this address are in setup already",
+				rift_srv_pending_from(sess->ctx, cm_id));
+		return NULL;
+	}
 	if (cur)
 		rift_srv_path_fail(cur, "replaced by reconnect generation %u",
 				   req->reconnect_gen);
 	path = rift_srv_path_create(sess, cm_id, req, version, new_sess);
 	if (IS_ERR(path)) {
-		/* The chunks are what is big: name them. */
-		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES,
-				"cannot allocate %u chunks of %u bytes",
-				min_t(u32, sess->queue_depth, req->queue_depth),
-				sess->chunk_size);
+		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES, "cannot allocate a path");
 		return NULL;
 	}
 	return path;
@@ -817,7 +907,9 @@ static int rift_srv_con_request(struct rift_srv_ctx *ctx, struct rdma_cm_id *cm_
 		}
 		sess = rift_srv_sess_create(ctx, &req);
 		if (IS_ERR(sess)) {
-			rift_srv_refuse(&v, RIFT_REJ_NO_RESOURCES,
+			rift_srv_refuse(&v, RIFT_REJ_NO_RESOURCES, "%s",
+					PTR_ERR(sess) == -ENOSPC ?
+					"max_sessions reached" :
 					"cannot allocate a session");
 			goto out_unlock_ctx;
 		}
@@ -945,6 +1037,7 @@ static void rift_srv_path_close_work(struct work_struct *work)
 	mutex_lock(&sess->lock);
 	mutex_unlock(&sess->lock);
 
+	rift_srv_path_not_pending(path);
 	spin_lock_irq(&path->lock);
 	for (i = 0; i < path->con_cnt; i++)
 		rift_srv_con_change_state(&path->cons[i], RIFT_SRV_CON_CLOSING);

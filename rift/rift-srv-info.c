@@ -269,6 +269,7 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 		return -ECONNRESET;
 	if (cancel_delayed_work(&path->setup_work))
 		kobject_put(&path->kobj);
+	rift_srv_path_not_pending(path);
 	rift_srv_path_hb_start(path);
 	return rift_post_send(&path->cons[0].c, tx, len, &wrs[0].wr, true);
 }
@@ -336,6 +337,14 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		feat = RIFT_FEAT_ALWAYS_INVALIDATE;
 	if (rift_srv_param_cancel())
 		feat |= RIFT_FEAT_CANCEL;
+	/* Admitted: only now does the path cost chunk memory. */
+	err = rift_srv_path_alloc_chunks(path);
+	if (err) {
+		rift_srv_path_refuse(path, -err, "%s", err == -ENOSPC ?
+				     "max_pinned_mb reached" :
+				     "cannot allocate chunks");
+		return 0;
+	}
 	feat = rift_proto_features_accept(req->feat_offered, feat);
 	path->always_inv = feat & RIFT_FEAT_ALWAYS_INVALIDATE;
 	path->can_cancel = feat & RIFT_FEAT_CANCEL;

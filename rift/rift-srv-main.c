@@ -17,10 +17,6 @@
 
 #include "rift-srv.h"
 
-struct class rift_srv_class = {
-	.name = "rift-server",
-};
-
 struct workqueue_struct *rift_srv_wq;
 struct workqueue_struct *rift_srv_hb_wq;
 
@@ -137,6 +133,170 @@ u32 rift_srv_param_hb_interval_ms(void)
 }
 
 /*
+ * Admission limits.  Before a host is admitted (its INFO_REQ accepted) a
+ * path costs its QPs and small receive rings only; its chunks are
+ * allocated after admission and count against max_pinned_mb, which
+ * bounds the memory every client together can pin.  The other limits
+ * bound what a flood of CONNECT_REQUESTs can hold while it waits for
+ * setup_timeout_ms to end its half-open handshakes.
+ */
+static unsigned int max_sessions = 128;
+static unsigned int max_paths_per_session = 16;
+static unsigned int max_cons_per_path = 64;
+static unsigned int max_pending_per_addr = 16;
+static unsigned int setup_timeout_ms = 20000;
+/* 0 until module init sets it to a quarter of RAM. */
+static unsigned int max_pinned_mb;
+
+/* The range each of the limits above accepts, found by the variable. */
+static const struct {
+	const unsigned int	*var;
+	unsigned int		lo, hi;
+} rift_srv_ranges[] = {
+	{ &max_sessions,		1, 65536 },
+	{ &max_paths_per_session,	1, 1024 },
+	{ &max_cons_per_path,		1, RIFT_MAX_CONS },
+	{ &max_pending_per_addr,	1, 65536 },
+	{ &setup_timeout_ms,		1000, 600000 },
+	{ &max_pinned_mb,		1, UINT_MAX >> 1 },
+};
+
+static int rift_srv_set_ranged(const char *val, const struct kernel_param *kp)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rift_srv_ranges); i++)
+		if (rift_srv_ranges[i].var == kp->arg)
+			return param_set_uint_minmax(val, kp, rift_srv_ranges[i].lo,
+						     rift_srv_ranges[i].hi);
+	return -EINVAL;
+}
+
+static const struct kernel_param_ops rift_srv_ranged_ops = {
+	.set = rift_srv_set_ranged,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_sessions, &rift_srv_ranged_ops, &max_sessions, 0644);
+MODULE_PARM_DESC(max_sessions,
+		 "Sessions this server holds at once, half-open ones included; more are refused with NO_RESOURCES, 1..65536 (default 128)");
+module_param_cb(max_paths_per_session, &rift_srv_ranged_ops, &max_paths_per_session, 0644);
+MODULE_PARM_DESC(max_paths_per_session,
+		 "Path instances one session may hold, closing ones included, 1..1024 (default 16)");
+module_param_cb(max_cons_per_path, &rift_srv_ranged_ops, &max_cons_per_path, 0644);
+MODULE_PARM_DESC(max_cons_per_path, "Connections one path may have, 1..256 (default 64)");
+module_param_cb(max_pending_per_addr, &rift_srv_ranged_ops, &max_pending_per_addr, 0644);
+MODULE_PARM_DESC(max_pending_per_addr,
+		 "Paths one client address may have in setup at once, 1..65536 (default 16)");
+module_param_cb(setup_timeout_ms, &rift_srv_ranged_ops, &setup_timeout_ms, 0644);
+MODULE_PARM_DESC(setup_timeout_ms,
+		 "A path that has not finished its INFO exchange within this long is closed, 1000..600000 (default 20000)");
+module_param_cb(max_pinned_mb, &rift_srv_ranged_ops, &max_pinned_mb, 0644);
+MODULE_PARM_DESC(max_pinned_mb,
+		 "MiB of chunk memory all sessions together may pin; a path over it is refused (default: a quarter of RAM)");
+
+u32 rift_srv_param_max_sessions(void)
+{
+	return READ_ONCE(max_sessions);
+}
+
+u32 rift_srv_param_max_paths_per_session(void)
+{
+	return READ_ONCE(max_paths_per_session);
+}
+
+u32 rift_srv_param_max_cons_per_path(void)
+{
+	return READ_ONCE(max_cons_per_path);
+}
+
+u32 rift_srv_param_max_pending_per_addr(void)
+{
+	return READ_ONCE(max_pending_per_addr);
+}
+
+u32 rift_srv_param_setup_timeout_ms(void)
+{
+	return READ_ONCE(setup_timeout_ms);
+}
+
+static atomic64_t rift_srv_pinned_total = ATOMIC64_INIT(0);
+static atomic_t rift_srv_nr_sess_total = ATOMIC_INIT(0);
+
+/**
+ * rift_srv_pinned_reserve() - count chunk memory against max_pinned_mb
+ * @bytes: what a path is about to allocate
+ *
+ * Return: true if it fits (and is counted), false if it would exceed the
+ * limit (nothing counted).
+ */
+bool rift_srv_pinned_reserve(u64 bytes)
+{
+	u64 cap = (u64)READ_ONCE(max_pinned_mb) << 20;
+
+	if (atomic64_add_return(bytes, &rift_srv_pinned_total) <= cap)
+		return true;
+	atomic64_sub(bytes, &rift_srv_pinned_total);
+	return false;
+}
+
+/**
+ * rift_srv_pinned_release() - undo rift_srv_pinned_reserve()
+ * @bytes: what was reserved
+ */
+void rift_srv_pinned_release(u64 bytes)
+{
+	atomic64_sub(bytes, &rift_srv_pinned_total);
+}
+
+/**
+ * rift_srv_sess_slot_get() - count a new session against max_sessions
+ *
+ * Return: true if it may be created, false if the server is full.
+ */
+bool rift_srv_sess_slot_get(void)
+{
+	if (atomic_inc_return(&rift_srv_nr_sess_total) <= READ_ONCE(max_sessions))
+		return true;
+	atomic_dec(&rift_srv_nr_sess_total);
+	return false;
+}
+
+/** rift_srv_sess_slot_put() - a session counted by rift_srv_sess_slot_get() is gone */
+void rift_srv_sess_slot_put(void)
+{
+	atomic_dec(&rift_srv_nr_sess_total);
+}
+
+static ssize_t pinned_bytes_show(struct class *class,
+				 struct class_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&rift_srv_pinned_total));
+}
+
+static CLASS_ATTR_RO(pinned_bytes);
+
+static ssize_t nr_sessions_show(struct class *class,
+				struct class_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&rift_srv_nr_sess_total));
+}
+
+static CLASS_ATTR_RO(nr_sessions);
+
+static struct attribute *rift_srv_class_attrs[] = {
+	&class_attr_pinned_bytes.attr,
+	&class_attr_nr_sessions.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(rift_srv_class);
+
+struct class rift_srv_class = {
+	.name = "rift-server",
+	.class_groups = rift_srv_class_groups,
+};
+
+/*
  * An RDMA device is going away: fail every path on it.  Under ctx->lock,
  * which CONNECT_REQUEST holds while it sets a path up: a path is either
  * in a session's list by now, or its setup asks rift-core for the device
@@ -205,6 +365,7 @@ struct rift_srv_ctx *rift_srv_open(const struct rift_srv_ops *ops, void *priv,
 	ctx->port = port ? port : RIFT_DEFAULT_PORT;
 	mutex_init(&ctx->lock);
 	INIT_LIST_HEAD(&ctx->sessions);
+	INIT_LIST_HEAD(&ctx->pending);
 	atomic_set(&ctx->nr_sess, 0);
 	init_waitqueue_head(&ctx->wait);
 	ctx->dev_nb.notifier_call = rift_srv_dev_event;
@@ -319,6 +480,9 @@ static int __init rift_srv_init(void)
 {
 	int err;
 
+	if (!max_pinned_mb)
+		max_pinned_mb = max_t(unsigned long,
+				      (totalram_pages() >> (20 - PAGE_SHIFT)) / 4, 64);
 	rift_srv_wq = alloc_ordered_workqueue("rift_srv", WQ_MEM_RECLAIM);
 	if (!rift_srv_wq)
 		return -ENOMEM;

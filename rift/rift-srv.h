@@ -57,7 +57,6 @@
 /* Send WRs for control traffic (HB_ACK) per connection. */
 #define RIFT_SRV_CTL_WRS	16
 /* A path that has not finished its INFO exchange by then is closed. */
-#define RIFT_SRV_SETUP_TIMEOUT_MS	60000
 
 /**
  * enum rift_srv_cm_kind - what an rdma_cm id's context points at
@@ -117,6 +116,8 @@ enum rift_srv_con_state {
  * @nr_sess: sessions not yet released; rift_srv_close() waits for 0
  * @wait: woken when @nr_sess drops
  * @closing: rift_srv_close() started; new connections are refused
+ * @pending: paths not yet CONNECTED (half-open handshakes), counted per
+ *	client address against max_pending_per_addr; under @lock
  * @dev_nb: told when an RDMA device goes away (rift_dev_register_notifier())
  */
 struct rift_srv_ctx {
@@ -130,6 +131,7 @@ struct rift_srv_ctx {
 	atomic_t			nr_sess;
 	wait_queue_head_t		wait;
 	bool				closing;
+	struct list_head		pending;
 	struct notifier_block		dev_nb;
 };
 
@@ -303,6 +305,9 @@ struct rift_srv_stats {
  * @hca_port: its port
  * @chunks: kernel addresses of the chunks, each physically contiguous
  * @nr_chunks: entries of @chunks allocated
+ * @pinned_reserved: bytes counted against max_pinned_mb for @chunks
+ * @pending_entry: in the context's @pending list until CONNECTED or closed
+ * @setup_timeout_ms: how long @setup_work gives the path to connect
  * @ops: one op per chunk
  * @segs: segment storage of all ops
  * @dev: PD reference for the chunk MRs
@@ -344,6 +349,9 @@ struct rift_srv_path {
 	u16				con_cnt;
 	u16				queue_depth;
 	bool				created_sess;
+	u64				pinned_reserved;
+	struct list_head		pending_entry;
+	u32				setup_timeout_ms;
 	enum rift_srv_path_state	state;
 	spinlock_t			lock;	/* state, con states, info_rcvd */
 	bool				info_rcvd;
@@ -398,6 +406,15 @@ u32 rift_srv_param_hb_interval_ms(void);
 bool rift_srv_param_always_invalidate(void);
 bool rift_srv_param_cancel(void);
 u8 rift_srv_param_ack_timeout(void);
+u32 rift_srv_param_max_sessions(void);
+u32 rift_srv_param_max_paths_per_session(void);
+u32 rift_srv_param_max_cons_per_path(void);
+u32 rift_srv_param_max_pending_per_addr(void);
+u32 rift_srv_param_setup_timeout_ms(void);
+bool rift_srv_pinned_reserve(u64 bytes);
+void rift_srv_pinned_release(u64 bytes);
+bool rift_srv_sess_slot_get(void);
+void rift_srv_sess_slot_put(void);
 
 /* rift-srv-conn.c */
 int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
@@ -429,6 +446,8 @@ void rift_srv_path_hb_work(struct work_struct *work);
 void rift_srv_path_hb_start(struct rift_srv_path *path);
 struct rift_srv_con *rift_srv_wc_con(struct ib_wc *wc);
 int rift_srv_path_init_ops(struct rift_srv_path *path);
+int rift_srv_path_alloc_chunks(struct rift_srv_path *path);
+void rift_srv_path_not_pending(struct rift_srv_path *path);
 
 /* rift-srv-sysfs.c */
 extern const struct attribute_group *rift_srv_sess_groups[];

@@ -57,6 +57,8 @@
 #define RIFT_HB_MISSED_DEFAULT		5U
 
 #define RIFT_INFO_MAX_LEN		(128U << 10)
+/* INFO_REQ carries no chunk table: what a server receives it into. */
+#define RIFT_INFO_REQ_MAX_LEN		4096U
 #define RIFT_INFO_ALIGN			8U
 #define RIFT_INFO_CHUNKS_PER_TLV	1024U
 

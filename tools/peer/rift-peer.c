@@ -400,7 +400,7 @@ enum {
 };
 
 /*
- * An INFO_REQ of exactly RIFT_INFO_MAX_LEN, padded with optional TLVs of
+ * An INFO_REQ of exactly RIFT_INFO_REQ_MAX_LEN, padded with optional TLVs of
  * a type from the future, fills the server's receive buffer and must be
  * accepted; 8 bytes more overflow it and the path is closed.
  */
@@ -408,7 +408,7 @@ static bool case_info_size(const struct peer_case *tc)
 {
 	static const u8 zeros[0xfff8];
 	const u16 unknown = RIFT_TLV_NR + 3;
-	size_t len = RIFT_INFO_MAX_LEN + 8;
+	size_t len = RIFT_INFO_REQ_MAX_LEN + 8;
 	struct rift_info_builder b;
 	struct path p;
 	bool ok = false;
@@ -420,7 +420,7 @@ static bool case_info_size(const struct peer_case *tc)
 	path_init(&p, 1, 1);
 	if (!EXPECT(buf, "out of memory") || !path_connect(&p, 0))
 		goto out;
-	err = rift_info_start(&b, buf, RIFT_INFO_MAX_LEN, RIFT_INFO_REQ, p.rsp.version, 0);
+	err = rift_info_start(&b, buf, RIFT_INFO_REQ_MAX_LEN, RIFT_INFO_REQ, p.rsp.version, 0);
 	if (!err)
 		err = rift_info_put(&b, RIFT_TLV_SESS_NAME | RIFT_TLV_CRITICAL, p.name,
 				    strlen(p.name));
@@ -431,13 +431,13 @@ static bool case_info_size(const struct peer_case *tc)
 	}
 	if (!err)
 		err = rift_info_finish(&b);
-	if (!EXPECT(err == (int)RIFT_INFO_MAX_LEN, "cannot build the INFO_REQ: %d", err))
+	if (!EXPECT(err == (int)RIFT_INFO_REQ_MAX_LEN, "cannot build the INFO_REQ: %d", err))
 		goto out;
 	if (tc->arg == INFO_OVERSIZED) {
 		ok = send_msg(p.con[0], buf, len) && expect_closed(p.con[0]);
 		goto out;
 	}
-	ok = send_msg(p.con[0], buf, RIFT_INFO_MAX_LEN) && info_recv(&p, p.con[0]) &&
+	ok = send_msg(p.con[0], buf, RIFT_INFO_REQ_MAX_LEN) && info_recv(&p, p.con[0]) &&
 	     EXPECT(!p.info.status, "INFO_RSP status %u (%s)", p.info.status,
 		    strerror(p.info.status)) &&
 	     hb_roundtrip(&p, p.con[0], 3);
