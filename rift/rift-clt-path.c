@@ -496,6 +496,30 @@ static void rift_clt_info_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&con->path->info_tx_done);
 }
 
+/* What a server means by the errno it refuses a path with in INFO_RSP. */
+static const char *rift_clt_info_status_str(u16 status)
+{
+	switch (status) {
+	case ENOSPC:
+		return "server's pinned-memory limit reached";
+	case ENOMEM:
+		return "server out of memory";
+	case EACCES:
+		return "host not allowed";
+	case EEXIST:
+		return "session name taken by another session";
+	case EINVAL:
+		return "session name differs from the session's";
+	case ESHUTDOWN:
+		return "session is closing";
+	case EBADMSG:
+	case EPROTO:
+		return "server could not parse INFO_REQ";
+	default:
+		return "refused";
+	}
+}
+
 static int rift_clt_path_info(struct rift_clt_path *path)
 {
 	struct rift_clt_con *ctl = &path->cons[RIFT_CLT_CON_CTL];
@@ -562,6 +586,14 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 				   DMA_FROM_DEVICE);
 	err = rift_info_parse(ctl->info_rx->buf, path->info_len, ctl->rsp.version,
 			      &rsp, chunks, ctl->rsp.queue_depth);
+	if (!err && rsp.type == RIFT_INFO_RSP && rsp.status) {
+		rift_clt_path_set_error(path, "server refused the path: %s (%pe)",
+					rift_clt_info_status_str(rsp.status),
+					ERR_PTR(-(int)rsp.status));
+		kfree(chunks);
+		err = -ECONNREFUSED;
+		goto out_drain;
+	}
 	if (!err)
 		err = rift_info_rsp_check(&rsp, req.feat_offered, &ctl->rsp);
 	if (err) {
