@@ -107,7 +107,7 @@ void rift_clt_bounce_free(struct rift_clt_path *path)
 	kfree(b->mrs);
 	kfree(b->dma);
 	kfree(b->pages);
-	/* Last: the MRs had to go before the PD may. */
+	/* Last: the mappings had to go before the device may. */
 	if (b->dev)
 		rift_dev_put(b->dev);
 	kfree(b);
@@ -204,7 +204,7 @@ int rift_clt_bounce_setup(struct rift_clt_path *path)
 		b->dma[i] = dma;
 	}
 	for (i = 0; i < b->nr_mrs; i++) {
-		err = rift_clt_bounce_map_mr(b, b->dev->pd, i, sgl, &wrs[i]);
+		err = rift_clt_bounce_map_mr(b, path->pd.pd, i, sgl, &wrs[i]);
 		if (err)
 			goto out;
 		wrs[i].wr.wr_cqe = &b->reg_cqe;

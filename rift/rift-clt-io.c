@@ -858,7 +858,7 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 			}
 			req->sges[i].addr = sg_dma_address(s);
 			req->sges[i].length = sg_dma_len(s);
-			req->sges[i].lkey = con->c.dev->pd->local_dma_lkey;
+			req->sges[i].lkey = con->c.pd->local_dma_lkey;
 			wr->wr.num_sge++;
 			off += sg_dma_len(s);
 		}
@@ -873,7 +873,7 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 	/* Inline data is copied by the CPU at post time: no mapping needed. */
 	hdr_sge.addr = inline_hdr ? (uintptr_t)req->hdr : req->hdr_dma;
 	hdr_sge.length = req->hdr_len;
-	hdr_sge.lkey = con->c.dev->pd->local_dma_lkey;
+	hdr_sge.lkey = con->c.pd->local_dma_lkey;
 	hdr_wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
 	hdr_wr.wr.sg_list = &hdr_sge;
 	hdr_wr.wr.num_sge = 1;
@@ -1163,7 +1163,7 @@ got:
 	}
 	sge.addr = (uintptr_t)&junk;
 	sge.length = sizeof(junk);
-	sge.lkey = con->c.dev->pd->local_dma_lkey;
+	sge.lkey = con->c.pd->local_dma_lkey;
 	wr.wr.opcode = IB_WR_RDMA_WRITE;
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = 1;

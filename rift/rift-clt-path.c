@@ -204,6 +204,25 @@ static int rift_clt_con_route_resolved(struct rift_clt_con *con)
 	u32 max_pages;
 	int err, len;
 
+	/* The path's own PD, on the device the first connection resolved to. */
+	if (!path->pd.pd) {
+		err = rift_pd_get(&path->pd, cm_id->device);
+		if (err == -ENODEV) {
+			rift_clt_path_set_error(path, "RDMA device %s is being removed",
+						dev_name(&cm_id->device->dev));
+			return err;
+		}
+		if (err) {
+			rift_clt_path_set_error(path, "cannot allocate a PD: %d", err);
+			return err;
+		}
+	} else if (path->pd.pd->device != cm_id->device) {
+		rift_clt_path_set_error(path, "connections resolve to %s and %s",
+					dev_name(&path->pd.pd->device->dev),
+					dev_name(&cm_id->device->dev));
+		return -EXDEV;
+	}
+	con->c.pd = path->pd.pd;
 	/*
 	 * Per request: up to max_send_sge-sized RDMA WRITEs of data, the
 	 * header write, for reads a REG_MR and a LOCAL_INV, and on a timeout
@@ -482,6 +501,8 @@ static void rift_clt_path_close_cons(struct rift_clt_path *path)
 		rift_clt_con_close(&path->cons[i]);
 	/* No QP is left that the server could write the pages through. */
 	rift_clt_bounce_free(path);
+	/* Every QP and MR in it is gone. */
+	rift_pd_put(&path->pd);
 	/* The server instance that owed them an answer is gone. */
 	rift_clt_path_release_orphans(path);
 }
@@ -1061,6 +1082,8 @@ void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
 	for (i = 0; i < path->nr_cons; i++)
 		if (READ_ONCE(path->cons[i].c.dev) == dev)
 			uses = true;
+	if (READ_ONCE(path->pd.dev) == dev)
+		uses = true;
 	if (!uses)
 		return;
 	snprintf(why, sizeof(why), "RDMA device %s removed", dev_name(&dev->ib_dev->dev));

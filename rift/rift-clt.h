@@ -169,6 +169,8 @@ struct rift_clt_stats {
  * @old_rkeys: per chunk, the rkey the last RSP_RKEY replaced (test hook)
  * @always_inv: ALWAYS_INVALIDATE is on for this path instance
  * @can_cancel: the server accepted CANCEL for this path instance
+ * @pd: protection domain of the path instance: its QPs, per-read MRs and
+ *	staging MRs; taken by the first connection, put once all are closed
  * @bounce: staging pages of small reads for this path instance, or NULL;
  *	see rift-clt-bounce.c
  * @orphans: chunks of timed-out requests the server has not answered yet;
@@ -223,6 +225,7 @@ struct rift_clt_path {
 	u32				*old_rkeys;
 	bool				always_inv;
 	bool				can_cancel;
+	struct rift_pd			pd;
 	struct rift_clt_bounce		*bounce;
 	unsigned long			*orphans;
 	u32				chunk_size;

@@ -38,39 +38,21 @@ static struct rift_dev *rift_dev_find(struct ib_device *ib_dev)
 
 /**
  * rift_dev_get() - take a reference on the Rift state of an RDMA device
- * @ib_dev: device a connection is about to use
+ * @ib_dev: device a connection or a path is about to use
  *
- * All Rift connections on one device share one protection domain, so an
- * rkey handed out on one path works with the lkeys of another on the same
- * device.
- *
- * Return: the device state, ERR_PTR(-ENODEV) for a device that is being
- * removed (or not known yet), ERR_PTR(-ENOMEM) when its protection domain
- * cannot be allocated.
+ * Return: the device state, or ERR_PTR(-ENODEV) for a device that is
+ * being removed (or not known yet).
  */
 struct rift_dev *rift_dev_get(struct ib_device *ib_dev)
 {
 	struct rift_dev *dev;
-	struct ib_pd *pd;
 
 	mutex_lock(&rift_dev_mutex);
 	dev = rift_dev_find(ib_dev);
-	if (!dev || dev->removing) {
+	if (!dev || dev->removing)
 		dev = ERR_PTR(-ENODEV);
-		goto out;
-	}
-	if (!dev->pd) {
-		pd = ib_alloc_pd(ib_dev, 0);
-		if (IS_ERR(pd)) {
-			pr_err("%s: cannot allocate a protection domain: %ld\n",
-			       dev_name(&ib_dev->dev), PTR_ERR(pd));
-			dev = ERR_PTR(-ENOMEM);
-			goto out;
-		}
-		dev->pd = pd;
-	}
-	dev->users++;
-out:
+	else
+		dev->users++;
 	mutex_unlock(&rift_dev_mutex);
 	return dev;
 }
@@ -78,19 +60,67 @@ EXPORT_SYMBOL_GPL(rift_dev_get);
 
 /**
  * rift_dev_put() - drop a reference taken by rift_dev_get()
- * @dev: device state; its PD is freed with the last reference
+ * @dev: device state
  */
 void rift_dev_put(struct rift_dev *dev)
 {
 	mutex_lock(&rift_dev_mutex);
-	if (!WARN_ON_ONCE(!dev->users) && !--dev->users) {
-		ib_dealloc_pd(dev->pd);
-		dev->pd = NULL;
+	if (!WARN_ON_ONCE(!dev->users) && !--dev->users)
 		wake_up_all(&rift_dev_wait);
-	}
 	mutex_unlock(&rift_dev_mutex);
 }
 EXPORT_SYMBOL_GPL(rift_dev_put);
+
+/**
+ * rift_pd_get() - a protection domain of a path's own
+ * @p: filled in; zeroed or put before
+ * @ib_dev: device of the path
+ *
+ * Every path instance gets a PD of its own on both ends: an (address,
+ * rkey) pair of one path instance, however it leaked or was guessed, is
+ * refused by the device on the QPs of any other path or session, since
+ * devices check an rkey against the PD of the QP it arrives on.
+ *
+ * Return: 0, -ENODEV for a device being removed, or the verbs error.
+ */
+int rift_pd_get(struct rift_pd *p, struct ib_device *ib_dev)
+{
+	struct rift_dev *dev;
+	struct ib_pd *pd;
+
+	dev = rift_dev_get(ib_dev);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	pd = ib_alloc_pd(ib_dev, 0);
+	if (IS_ERR(pd)) {
+		pr_err_ratelimited("%s: cannot allocate a protection domain: %ld\n",
+				   dev_name(&ib_dev->dev), PTR_ERR(pd));
+		rift_dev_put(dev);
+		return PTR_ERR(pd);
+	}
+	p->dev = dev;
+	p->pd = pd;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_pd_get);
+
+/**
+ * rift_pd_put() - free a path's protection domain
+ * @p: from rift_pd_get(); every QP and MR in it is gone.  Safe twice and
+ *	on a zeroed one.
+ */
+void rift_pd_put(struct rift_pd *p)
+{
+	if (p->pd) {
+		ib_dealloc_pd(p->pd);
+		p->pd = NULL;
+	}
+	if (p->dev) {
+		rift_dev_put(p->dev);
+		p->dev = NULL;
+	}
+}
+EXPORT_SYMBOL_GPL(rift_pd_put);
 
 /**
  * rift_dev_alive() - whether a device in use is not being removed
@@ -292,7 +322,8 @@ static void rift_con_put_cq(struct rift_con *con)
 /**
  * rift_con_create_qp() - create the RC QP of a connection on its rdma_cm id
  * @con: connection; ->cm_id, ->dev, ->cq and the sizes are filled in;
- *	->direct_cq chooses a CQ the caller polls (IB_POLL_DIRECT)
+ *	->direct_cq chooses a CQ the caller polls (IB_POLL_DIRECT); ->pd,
+ *	the path's protection domain on @cm_id's device, is set by the caller
  * @cm_id: rdma_cm id whose device is resolved
  * @max_send_wr: send queue depth
  * @max_recv_wr: receive queue depth
@@ -310,6 +341,8 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 	max_send_wr = min_t(u32, max_send_wr, ib_dev->attrs.max_qp_wr);
 	max_recv_wr = min_t(u32, max_recv_wr, ib_dev->attrs.max_qp_wr);
 
+	if (WARN_ON_ONCE(!con->pd || con->pd->device != ib_dev))
+		return -EINVAL;
 	con->dev = rift_dev_get(ib_dev);
 	if (IS_ERR(con->dev)) {
 		err = PTR_ERR(con->dev);
@@ -346,10 +379,10 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 	init.cap.max_inline_data = RIFT_MAX_INLINE;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
-	err = rdma_create_qp(cm_id, con->dev->pd, &init);
+	err = rdma_create_qp(cm_id, con->pd, &init);
 	if (err) {
 		init.cap.max_inline_data = 0;
-		err = rdma_create_qp(cm_id, con->dev->pd, &init);
+		err = rdma_create_qp(cm_id, con->pd, &init);
 	}
 	if (err)
 		goto err_put_cq;
@@ -462,7 +495,7 @@ int rift_post_recv(struct rift_con *con, struct rift_iu *iu)
 	struct ib_sge sge = {
 		.addr = iu->dma,
 		.length = iu->size,
-		.lkey = con->dev->pd->local_dma_lkey,
+		.lkey = con->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe = &iu->cqe,
@@ -490,7 +523,7 @@ int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,
 	struct ib_sge sge = {
 		.addr = iu->dma,
 		.length = len,
-		.lkey = con->dev->pd->local_dma_lkey,
+		.lkey = con->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.wr_cqe = &iu->cqe,

@@ -41,24 +41,34 @@
 #define RIFT_DEV_REMOVING	1
 
 /**
- * struct rift_dev - an RDMA device with the protection domain Rift uses on it
+ * struct rift_dev - an RDMA device Rift tracks, for its removal
  * @entry: in the global device list
  * @ib_dev: the device
- * @pd: protection domain shared by every Rift connection on @ib_dev;
- *	allocated for the first user, freed with the last
  * @users: references from rift_dev_get(): a connection (QP and CQ), a
- *	path's registered chunks or staging pages
+ *	path's protection domain, staging pages
  * @removing: the device is being unregistered: no new users
  *
- * @pd, @users and @removing are protected by the device list's mutex.
+ * @users and @removing are protected by the device list's mutex.
  */
 struct rift_dev {
 	struct list_head	entry;
 	struct ib_device	*ib_dev;
-	struct ib_pd		*pd;
 	unsigned int		users;
 	bool			removing;
 };
+
+/**
+ * struct rift_pd - a protection domain of one path instance
+ * @dev: device reference it holds
+ * @pd: the PD; its QPs, chunk MRs and staging MRs live in it
+ */
+struct rift_pd {
+	struct rift_dev		*dev;
+	struct ib_pd		*pd;
+};
+
+int rift_pd_get(struct rift_pd *p, struct ib_device *ib_dev);
+void rift_pd_put(struct rift_pd *p);
 
 struct rift_dev *rift_dev_get(struct ib_device *ib_dev);
 void rift_dev_put(struct rift_dev *dev);
@@ -93,7 +103,9 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
  * struct rift_con - one RC connection: rdma_cm id, QP and its completion queue
  * @cm_id: rdma_cm identifier the QP was created on
  * @qp: the QP; kept here too so it can be destroyed after @cm_id
- * @dev: device and PD the QP lives on
+ * @dev: device the QP lives on
+ * @pd: protection domain of the QP: its path's, set before
+ *	rift_con_create_qp()
  * @cq: from the device's shared CQ pool, or the connection's own when
  *	@direct_cq is set
  * @cq_size: CQEs taken from the pool (or allocated), returned with @cq
@@ -116,6 +128,7 @@ struct rift_con {
 	struct rdma_cm_id	*cm_id;
 	struct ib_qp		*qp;
 	struct rift_dev		*dev;
+	struct ib_pd		*pd;
 	struct ib_cq		*cq;
 	u32			cq_size;
 	bool			direct_cq;

@@ -378,6 +378,8 @@ static void rift_srv_path_free_work(struct work_struct *work)
 		free_pages_exact(path->chunks[i], sess->chunk_size);
 	atomic64_sub((u64)path->nr_chunks * sess->chunk_size, &sess->pinned);
 	rift_srv_pinned_release(path->pinned_reserved);
+	/* Closed by the close work already, unless setup failed early. */
+	rift_pd_put(&path->pd);
 	kfree(path->chunks);
 	kfree(path->ops);
 	kvfree(path->segs);
@@ -482,7 +484,8 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	path->stats = alloc_percpu(struct rift_srv_stats);
 	if (!path->cons || !path->stats ||
 	    percpu_ref_init(&path->io_ref, rift_srv_path_io_released, 0,
-			    GFP_KERNEL)) {
+			    GFP_KERNEL) ||
+	    rift_pd_get(&path->pd, cm_id->device)) {
 		kobject_put(&path->kobj);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -562,6 +565,7 @@ static int rift_srv_con_setup(struct rift_srv_con *con, struct rdma_cm_id *cm_id
 		if (err)
 			return err;
 	}
+	con->c.pd = path->pd.pd;
 	err = rift_con_create_qp(&con->c, cm_id, send, recv,
 				 con->idx % max(1, ib_dev->num_comp_vectors));
 	if (err)
@@ -1058,6 +1062,7 @@ static void rift_srv_path_close_work(struct work_struct *work)
 	/* Nothing is left on the device: its removal may go on after this. */
 	for (i = path->con_cnt - 1; i >= 0; i--)
 		rift_con_put_dev(&path->cons[i].c);
+	rift_pd_put(&path->pd);
 	for (i = path->con_cnt - 1; i >= 0; i--) {
 		if (path->cons[i].c.cm_id) {
 			rdma_destroy_id(path->cons[i].c.cm_id);

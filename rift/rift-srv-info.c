@@ -50,10 +50,6 @@ void rift_srv_path_unreg_chunks(struct rift_srv_path *path)
 	path->mrs = NULL;
 	kfree(path->sgs);
 	path->sgs = NULL;
-	if (path->dev) {
-		rift_dev_put(path->dev);
-		path->dev = NULL;
-	}
 }
 
 /**
@@ -193,13 +189,6 @@ static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
 	u32 qd = path->queue_depth, i;
 	struct ib_mr *mr;
 
-	path->dev = rift_dev_get(path->ib_dev);
-	if (IS_ERR(path->dev)) {
-		int err = PTR_ERR(path->dev);
-
-		path->dev = NULL;
-		return err;
-	}
 	path->sgs = kcalloc(qd, sizeof(*path->sgs), GFP_KERNEL);
 	path->mrs = kcalloc(qd, sizeof(*path->mrs), GFP_KERNEL);
 	if (!path->sgs || !path->mrs)
@@ -210,7 +199,7 @@ static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
 				  DMA_BIDIRECTIONAL) != 1)
 			return -ENOMEM;
 		path->nr_mapped++;
-		mr = ib_alloc_mr(path->dev->pd, IB_MR_TYPE_MEM_REG, pages);
+		mr = ib_alloc_mr(path->pd.pd, IB_MR_TYPE_MEM_REG, pages);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 		path->mrs[path->nr_mrs++] = mr;

@@ -248,7 +248,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 		/* Inline: the CPU copies the payload at post time. */
 		sge.addr = (uintptr_t)&path->rkey_msgs[op->chunk];
 		sge.length = sizeof(path->rkey_msgs[op->chunk]);
-		sge.lkey = path->dev->pd->local_dma_lkey;
+		sge.lkey = path->pd.pd->local_dma_lkey;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
 		imm.type = RIFT_IMM_RSP_RKEY;

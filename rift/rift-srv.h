@@ -310,7 +310,7 @@ struct rift_srv_stats {
  * @setup_timeout_ms: how long @setup_work gives the path to connect
  * @ops: one op per chunk
  * @segs: segment storage of all ops
- * @dev: PD reference for the chunk MRs
+ * @pd: the path instance's own protection domain: its QPs and chunk MRs
  * @sgs: per-chunk scatterlists mapped for @ib_dev
  * @nr_mapped: entries of @sgs mapped
  * @mrs: per-chunk MRs
@@ -367,7 +367,7 @@ struct rift_srv_path {
 	u32				nr_chunks;
 	struct rift_srv_op		*ops;
 	struct rift_rbuf		*segs;
-	struct rift_dev			*dev;
+	struct rift_pd			pd;
 	struct scatterlist		*sgs;
 	u32				nr_mapped;
 	struct ib_mr			**mrs;

@@ -884,6 +884,48 @@ static bool case_write_bad_rkey(const struct peer_case *tc)
 	return ok;
 }
 
+/*
+ * Another session's (address, rkey), used on our own connection: every
+ * path instance has a protection domain of its own on the server, so the
+ * server's device refuses the write (our connection is closed) and the
+ * other session, whose chunk it named, goes on with its data intact.
+ */
+static bool case_cross_session_rkey(const struct peer_case *tc)
+{
+	u8 data[512], mine[4096];
+	const u8 *back;
+	struct test_hdr h;
+	struct path victim, p;
+	struct io io;
+	__be32 imm;
+	bool ok;
+	int err;
+
+	(void)tc;
+	pattern(mine, sizeof(mine), 8);
+	pattern(data, sizeof(data), 9);
+	test_hdr_init(&h, 0, sizeof(data));
+	ok = path_up(&victim) && path_up(&p) &&
+	     test_write(&victim, victim.con[0], 1, 8192, mine, sizeof(mine), &err) &&
+	     expect_errno(err, 0, "victim's write");
+	if (ok) {
+		/* The victim's chunk 0, named through our QP. */
+		p.chunks[0] = victim.chunks[0];
+		ok = io_build(&p, &io, RIFT_IO_WRITE, 0, data, sizeof(data), &h,
+			      sizeof(h), NULL, 0) &&
+		     EXPECT(!rift_imm_encode(&io.imm, &imm), "cannot encode the immediate") &&
+		     io_post_raw(&p, p.con[0], &io, imm) && expect_closed(p.con[0]);
+	}
+	ok = ok &&
+	     test_read(&victim, victim.con[0], 2, 8192, sizeof(mine), 1, &err, &back) &&
+	     expect_errno(err, 0, "victim's read") &&
+	     EXPECT(!memcmp(back, mine, sizeof(mine)), "the victim reads other data") &&
+	     hb_roundtrip(&victim, victim.con[0], 4);
+	path_down(&p);
+	path_down(&victim);
+	return ok;
+}
+
 /* A read whose segment names a key that is not ours: the server's write fails. */
 static bool case_read_bad_rkey(const struct peer_case *tc)
 {
@@ -995,6 +1037,7 @@ static const struct peer_case cases[] = {
 	CASE("send_without_imm",		case_send_without_imm),
 	CASE("write_bad_rkey",			case_write_bad_rkey),
 	CASE("read_bad_rkey",			case_read_bad_rkey),
+	CASE("cross_session_rkey",		case_cross_session_rkey),
 	CASE("silent_peer",			case_silent_peer),
 };
 
