@@ -57,11 +57,11 @@ ktap_check "rift-peer exited 0" test "$rc" -eq 0
 
 no_peer_session()
 {
-	! ls "$SRV" | grep -q '^rift-peer-'
+	! rift_srv_sessions | grep -q '^rift-peer-'
 }
 ktap_check "no session of the peer left in the server's sysfs" \
 	rift_wait_until 20 no_peer_session
-ls "$SRV" | sed 's/^/# server session: /'
+rift_srv_sessions | sed 's/^/# server session: /'
 
 ktap_check "a normal session opens" \
 	sh -c "echo 'sessname=$S path=198.18.0.2@198.18.0.1' > $RIFT_TEST_DBG/open"
@@ -71,7 +71,7 @@ ktap_check "write + verified read, 4 KiB..64 KiB, depth 8" \
 	      rift_test_io $S write 0 65536 22 16 8 && rift_test_io $S verify 0 65536 22 16 8"
 ktap_check "session closes" sh -c "echo $S > $RIFT_TEST_DBG/close"
 ktap_check "no session left on the server" \
-	rift_wait_until 20 eval "[ -z \"\$(ls $SRV)\" ]"
+	rift_wait_until 20 eval "[ -z \"\$(rift_srv_sessions)\" ]"
 __rift_run_deferred
 ktap_check "modules unloaded" eval '! rift_loaded rift/rift-core'
 ktap_finished

@@ -24,7 +24,7 @@ nothing_left()
 {
 	[ -z "$(ls /sys/block | grep riftblk)" ] &&
 		[ -z "$(ls $RIFT_CLT_SYSFS)" ] &&
-		rift_wait_until 10 eval "[ -z \"\$(ls $RIFT_SRV_SYSFS)\" ]" &&
+		rift_wait_until 10 eval "[ -z \"\$(rift_srv_sessions)\" ]" &&
 		[ -z "$(ls $RIFTBLK_SRV_SYSFS)" ]
 }
 

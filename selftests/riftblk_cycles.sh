@@ -34,7 +34,7 @@ refcnts()
 
 leftovers()
 {
-	echo "client: $(ls $RIFT_CLT_SYSFS | tr '\n' ' ')server: $(ls $RIFT_SRV_SYSFS | tr '\n' ' ')riftblk-server: $(ls $RIFTBLK_SRV_SYSFS | tr '\n' ' ')disks: $(ls /sys/block | grep riftblk | tr '\n' ' ')"
+	echo "client: $(ls $RIFT_CLT_SYSFS | tr '\n' ' ')server: $(rift_srv_sessions | tr '\n' ' ')riftblk-server: $(ls $RIFTBLK_SRV_SYSFS | tr '\n' ' ')disks: $(ls /sys/block | grep riftblk | tr '\n' ' ')"
 }
 
 # cycles N SEED: N times map, write and verify 1 MiB, unmap; prints the

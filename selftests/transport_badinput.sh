@@ -158,7 +158,7 @@ ktap_check "io: a random run the store cannot hold refused with ERANGE" \
 	eval "[ \"\$(rift_write $IO \"random $((15 << 20)) 10 16 1\")\" = 'Numerical result out of range' ]"
 sessions()
 {
-	echo "client: $(ls $RIFT_CLT_SYSFS | tr '\n' ' ')server: $(ls $RIFT_SRV_SYSFS | tr '\n' ' ')debugfs: $(ls -d $RIFT_TEST_DBG/*/ | tr '\n' ' ')"
+	echo "client: $(ls $RIFT_CLT_SYSFS | tr '\n' ' ')server: $(rift_srv_sessions | tr '\n' ' ')debugfs: $(ls -d $RIFT_TEST_DBG/*/ | tr '\n' ' ')"
 }
 before=$(sessions)
 ktap_info "$before"

@@ -38,7 +38,7 @@ refcnts()
 
 leftovers()
 {
-	echo "client: $(ls $RIFT_CLT_SYSFS | tr '\n' ' ')server: $(ls $RIFT_SRV_SYSFS | tr '\n' ' ')debugfs: $(ls -d $RIFT_TEST_DBG/*/ 2>/dev/null | tr '\n' ' ')"
+	echo "client: $(ls $RIFT_CLT_SYSFS | tr '\n' ' ')server: $(rift_srv_sessions | tr '\n' ' ')debugfs: $(ls -d $RIFT_TEST_DBG/*/ 2>/dev/null | tr '\n' ' ')"
 }
 
 # cycles N SEED: N times open, a few verified random requests, close;
@@ -119,7 +119,7 @@ ktap_check "the rxe devices hold the same resources" test "$r1" = "$r0"
 ktap_check "module reference counts unchanged" test "$m1" = "$m0"
 ktap_check "no session left anywhere ($l1)" \
 	eval "[ '$l1' = '$l0' ] && [ -z \"\$(ls $RIFT_CLT_SYSFS)\" ]"
-ktap_check "no session left on the server" rift_wait_until 5 eval "[ -z \"\$(ls $RIFT_SRV_SYSFS)\" ]"
+ktap_check "no session left on the server" rift_wait_until 5 eval "[ -z \"\$(rift_srv_sessions)\" ]"
 __rift_run_deferred
 ktap_check "modules unloaded" eval '! rift_loaded rift/rift-core'
 ktap_finished

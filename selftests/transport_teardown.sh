@@ -124,7 +124,7 @@ ktap_check "no request completed twice or out of turn" \
 ktap_check "rmmod rift_test with two sessions open" rmmod rift_test
 ktap_check "its sessions are gone on the client and the server" \
 	eval "[ -z \"\$(ls $RIFT_CLT_SYSFS)\" ] &&
-	      rift_wait_until 10 eval '[ -z \"\$(ls $RIFT_SRV_SYSFS)\" ]'"
+	      rift_wait_until 10 eval '[ -z \"\$(rift_srv_sessions)\" ]'"
 ktap_check "then rift_test_srv, rift_server, rift_client and rift_core unload" \
 	eval "rmmod rift_test_srv && rmmod rift_server && rmmod rift_client && rmmod rift_core"
 ktap_check "no module left" \
