@@ -136,6 +136,7 @@ static int rift_clt_bounce_map_mr(struct rift_clt_bounce *b, struct ib_pd *pd,
 	mapped = ib_map_mr_sg(mr, sgl, n, NULL, PAGE_SIZE);
 	if (mapped != n)
 		return mapped < 0 ? mapped : -EINVAL;
+	rift_mr_hide_iova(mr, m);
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	memset(wr, 0, sizeof(*wr));
 	wr->wr.opcode = IB_WR_REG_MR;

@@ -801,6 +801,7 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 		n = ib_map_mr_sg(req->mr, req->sg, req->nents, NULL, PAGE_SIZE);
 		if (n != req->nents)
 			return n < 0 ? n : -EINVAL;
+		rift_mr_hide_iova(req->mr, 0);
 		ib_update_fast_reg_key(req->mr, ib_inc_rkey(req->mr->rkey));
 		reg_wr.wr.opcode = IB_WR_REG_MR;
 		reg_wr.wr.wr_cqe = &rift_clt_io_cqe;

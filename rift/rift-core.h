@@ -154,6 +154,24 @@ int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,
 const char *rift_cm_event_str(enum rdma_cm_event_type ev);
 
 /**
+ * rift_mr_hide_iova() - give an MR an address that tells nothing of the host
+ * @mr: MR just mapped by ib_map_mr_sg() with PAGE_SIZE pages
+ * @tag: any value, to tell the MRs of one owner apart in traces
+ *
+ * Peers name memory by the MR's iova, which ib_map_mr_sg() sets to the
+ * DMA address of the first page: a kernel virtual address on software
+ * devices such as rxe (it would give KASLR away), a bus address on
+ * others.  Devices translate an iova relative to the MR's own, so any
+ * base works that keeps the offset into the first page (NFS over RDMA
+ * rewrites the upper bits of its FRWR iovas the same way).  Lengths stay
+ * far below 4 GiB, so the range cannot wrap.
+ */
+static inline void rift_mr_hide_iova(struct ib_mr *mr, u32 tag)
+{
+	mr->iova = ((u64)(tag | BIT(31)) << 32) | (mr->iova & ~PAGE_MASK);
+}
+
+/**
  * rift_hb_next() - deadline of the next heartbeat tick
  * @due: set to the next tick's deadline
  * @interval_ms: tick period

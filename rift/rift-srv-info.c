@@ -205,6 +205,7 @@ static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
 		path->mrs[path->nr_mrs++] = mr;
 		if (ib_map_mr_sg(mr, &path->sgs[i], 1, NULL, PAGE_SIZE) != 1)
 			return -EINVAL;
+		rift_mr_hide_iova(mr, i);
 		wrs[i].wr.opcode = IB_WR_REG_MR;
 		wrs[i].wr.wr_cqe = &path->reg_cqe;
 		wrs[i].wr.next = i + 1 < qd ? &wrs[i + 1].wr : NULL;

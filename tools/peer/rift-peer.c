@@ -943,6 +943,36 @@ static bool case_cross_session_rkey(const struct peer_case *tc)
 	return ok;
 }
 
+/*
+ * The chunk table's addresses are the server's MR iovas: on rxe these
+ * would be kernel virtual addresses (x86-64's upper half) unless the
+ * server replaces them.  Reads and writes through them still work.
+ */
+static bool case_chunk_addrs_opaque(const struct peer_case *tc)
+{
+	u8 data[4096];
+	const u8 *back;
+	struct path p;
+	bool ok;
+	int err;
+	u32 i;
+
+	(void)tc;
+	pattern(data, sizeof(data), 12);
+	ok = path_up(&p);
+	for (i = 0; ok && i < PEER_QD; i++)
+		ok = EXPECT(p.chunks[i].addr < 0xffff800000000000ULL,
+			    "chunk %u at 0x%llx, a kernel address", i,
+			    (unsigned long long)p.chunks[i].addr);
+	ok = ok && test_write(&p, p.con[0], 3, 4096, data, sizeof(data), &err) &&
+	     expect_errno(err, 0, "write") &&
+	     test_read(&p, p.con[0], 4, 4096, sizeof(data), 2, &err, &back) &&
+	     expect_errno(err, 0, "read") &&
+	     EXPECT(!memcmp(back, data, sizeof(data)), "read back other data");
+	path_down(&p);
+	return ok;
+}
+
 /* A read whose segment names a key that is not ours: the server's write fails. */
 static bool case_read_bad_rkey(const struct peer_case *tc)
 {
@@ -1055,6 +1085,7 @@ static const struct peer_case cases[] = {
 	CASE("write_bad_rkey",			case_write_bad_rkey),
 	CASE("read_bad_rkey",			case_read_bad_rkey),
 	CASE("cross_session_rkey",		case_cross_session_rkey),
+	CASE("chunk_addrs_opaque",		case_chunk_addrs_opaque),
 	CASE("silent_peer",			case_silent_peer),
 };
 
