@@ -15,6 +15,8 @@
 #     (no waiting for heartbeats): the deletion returns promptly, the path
 #     fails with the reason, comes back once the device is re-added, fio
 #     sees no error;
+#     then, as a user first saw it warn, link 1 goes down and its device
+#     is deleted and re-added before heartbeats declared the path dead;
 #  2. server side: the same with the server's rxe device of link 1;
 #  3. deletion during connect: a path whose connect is held by a listener
 #     that never answers (tools/peer/rift-mute) is aborted at once by the
@@ -40,7 +42,7 @@ LOOPS=${RIFT_DEVRM_LOOPS:-50}
 # A device's removal waits for the teardown of the paths on it only.
 DEL_MAX_MS=15000
 ktap_header
-ktap_plan 27
+ktap_plan 29
 mkdir -p "$OUT"
 
 # rdma_res: "pd N qp N mr N cq N", summed over every RDMA device.
@@ -101,7 +103,7 @@ ktap_check "map over a two-path session: $dev" \
 	      echo 1000 > $CS/reconnect_delay_max_ms && echo 60000 > $CS/io_timeout_ms"
 
 # --- 1 and 2: one deletion each side under verified fio. ---
-riftblk_fio_verify "$dev" sides "$OUT" 60 &
+riftblk_fio_verify "$dev" sides "$OUT" 75 &
 fio_pid=$!
 sleep 8
 fo0=$(cat $CS/failed_over)
@@ -115,6 +117,18 @@ ktap_check "path 0 stayed connected" \
 	test "$(rift_path_state $S $RIFTBLK_P0)" = connected
 ktap_check "device re-added: path 1 reconnects" \
 	eval "add_dev rxe_riftb1 && rift_wait_until 60 riftblk_all_connected $S"
+sleep 3
+# 1b: what a user saw warn: the link goes down, and its device is
+# deleted and added again before heartbeats declared the path dead.
+ip link set dev riftb1 down
+sleep 0.3
+st=$(rift_path_state $S $RIFTBLK_P1)
+ktap_check "link 1 down for 0.3 s (path 1 $st), then its device deleted" \
+	eval "del_dev rxe_riftb1 && [ \$DEL_MS -le $DEL_MAX_MS ]"
+ktap_info "deletion took $DEL_MS ms"
+ktap_check "link and device back: path 1 reconnects" \
+	eval "ip link set dev riftb1 up && add_dev rxe_riftb1 &&
+	      rift_wait_until 60 riftblk_all_connected $S"
 sleep 3
 n0=$(removed_lines "closing: RDMA device rxe_rifta1 removed")
 ktap_check "server's rxe_rifta1 deleted under IO" del_dev rxe_rifta1
