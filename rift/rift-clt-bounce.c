@@ -195,7 +195,8 @@ int rift_clt_bounce_setup(struct rift_clt_path *path)
 	for (i = 0; i < nr; i++) {
 		u64 dma;
 
-		b->pages[i] = alloc_page(GFP_KERNEL);
+		/* Zeroed: a read the server answers without data shows no old kernel memory. */
+		b->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		if (!b->pages[i])
 			goto out;
 		dma = ib_dma_map_page(ib_dev, b->pages[i], 0, PAGE_SIZE,

@@ -170,6 +170,21 @@ static bool riftblk_dev_info_ok(const struct riftblk_dev_info *info)
 	/* A whole number of logical blocks that a sector_t byte count holds. */
 	if (info->nr_sectors % (lbs >> 9) || info->nr_sectors > (~0ULL >> 10))
 		return false;
+	/* Hints the block layer multiplies or rounds by must stay sane. */
+	if (info->io_min % lbs || info->io_min > RIFTBLK_IO_HINT_MAX ||
+	    info->io_opt % lbs || info->io_opt > RIFTBLK_IO_HINT_MAX)
+		return false;
+	/*
+	 * A discard granularity that is not a power of two of at least a
+	 * block makes the client's discard splitting loop for good (6.1's
+	 * __blkdev_issue_discard() never checks for signals): a hostile
+	 * server could hang blkdiscard, mkfs and fstrim with it.
+	 */
+	if (info->max_discard_sectors &&
+	    (!riftblk_is_pow2(info->discard_granularity) ||
+	     info->discard_granularity < lbs ||
+	     info->discard_granularity > RIFTBLK_DISCARD_GRAN_MAX))
+		return false;
 	return info->max_hw_sectors >= (lbs >> 9);
 }
 
@@ -320,6 +335,14 @@ static bool riftblk_io_ok(const struct riftblk_io *io)
 	if (io->op == RIFTBLK_OP_FLUSH)
 		return !io->len && !io->sector &&
 		       !(io->flags & (RIFTBLK_IO_F_FUA | RIFTBLK_IO_F_NOUNMAP));
+	/*
+	 * Cache flags qualify writes only: on a read-only mapping a read
+	 * must not force cache flushes, and newer kernels warn about flush
+	 * flags on bios that do not write data.
+	 */
+	if ((io->flags & (RIFTBLK_IO_F_FUA | RIFTBLK_IO_F_PREFLUSH)) &&
+	    io->op != RIFTBLK_OP_WRITE)
+		return false;
 	if (!io->len || io->sector > (~0ULL >> 9) - nr)
 		return false;
 	/* NOUNMAP only qualifies write zeroes. */

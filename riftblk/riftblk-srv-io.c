@@ -180,7 +180,8 @@ static void riftblk_srv_io_work(struct work_struct *work)
  * @dir: its direction
  * @data: its data buffer
  * @datalen: bytes of @data
- * @usr: a copy of its ULP header
+ * @usr: its ULP header, in the chunk the client can still write: decoded
+ *	once into a local copy, which is what is checked and used
  * @usrlen: bytes of @usr
  *
  * Softirq context.

@@ -317,13 +317,24 @@ static void riftblk_srv_fill_info(struct riftblk_srv_map *map,
 	info->nr_sectors = round_down(bdev_nr_sectors(bdev), lbs >> SECTOR_SHIFT);
 	info->logical_block_size = lbs;
 	info->physical_block_size = max(bdev_physical_block_size(bdev), lbs);
+	/* Hints a client would refuse are left out rather than sent. */
 	info->io_min = bdev_io_min(bdev);
+	if (info->io_min % lbs || info->io_min > RIFTBLK_IO_HINT_MAX)
+		info->io_min = 0;
 	info->io_opt = bdev_io_opt(bdev);
+	if (info->io_opt % lbs || info->io_opt > RIFTBLK_IO_HINT_MAX)
+		info->io_opt = 0;
 	info->max_hw_sectors = queue_max_hw_sectors(bdev_get_queue(bdev));
 	/* A read-only mapping cannot change data: no discard or zeroing. */
 	if (!ro) {
 		info->max_discard_sectors = bdev_max_discard_sectors(bdev);
-		info->discard_granularity = bdev_discard_granularity(bdev);
+		info->discard_granularity = max(bdev_discard_granularity(bdev), lbs);
+		/* e.g. a RAID stripe: exported without discard (see the codec). */
+		if (!is_power_of_2(info->discard_granularity) ||
+		    info->discard_granularity > RIFTBLK_DISCARD_GRAN_MAX) {
+			info->max_discard_sectors = 0;
+			info->discard_granularity = 0;
+		}
 		info->max_write_zeroes_sectors = bdev_write_zeroes_sectors(bdev);
 		info->max_secure_erase_sectors = bdev_max_secure_erase_sectors(bdev);
 	}

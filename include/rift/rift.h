@@ -171,6 +171,11 @@ enum rift_srv_link_ev {
  *	from the client; for a read, the ULP fills @data with @datalen bytes.
  *	The ULP answers with rift_srv_resp(), now or later from any context.
  *	Returning a negative errno answers the request with it instead.
+ *	@data and @usr point into the request's chunk, memory the client can
+ *	write by RDMA for as long as the request is outstanding (unless the
+ *	path uses always-invalidate): copy what is validated before it is
+ *	used (decode @usr into a structure of your own, check that, use
+ *	that) and never trust @data to stay what it was when read.
  * @link_ev: session event; may sleep.  A negative return on CONNECTED
  *	refuses the session.
  */

@@ -110,6 +110,13 @@ enum riftblk_io_op {
 #define RIFTBLK_LBS_MIN			512U
 #define RIFTBLK_LBS_MAX			4096U
 #define RIFTBLK_PBS_MAX			(64U << 10)
+/*
+ * io_min and io_opt above this are not believed: the block layer sizes
+ * readahead as twice io_opt in 32 bits.
+ */
+#define RIFTBLK_IO_HINT_MAX		(256U << 20)
+/* A larger granularity makes the block layer's discard split loop spin. */
+#define RIFTBLK_DISCARD_GRAN_MAX	BIT(30)
 
 /* ------------------------------------------------------------------ */
 /* On-wire structures.  Sizes are part of the protocol.                */

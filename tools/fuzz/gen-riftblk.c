@@ -51,6 +51,7 @@ int main(int argc, char **argv)
 		.dev_id = 3, .access_mode = RIFTBLK_ACCESS_RW, .nr_sectors = 1 << 20,
 		.logical_block_size = 512, .physical_block_size = 4096,
 		.max_hw_sectors = 256, .max_discard_sectors = 1 << 16,
+		.discard_granularity = 4096,
 		.caps = RIFTBLK_CAP_WRITE_CACHE,
 	};
 	struct riftblk_open open = { .access_mode = RIFTBLK_ACCESS_RO };

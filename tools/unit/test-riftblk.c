@@ -152,6 +152,34 @@ static void test_riftblk_dev_info(void)
 	put32(buf + 48, 8);
 	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), 0);
 	CHECK_EQ(out.logical_block_size, 4096);
+	/* io_min and io_opt: whole blocks, not beyond RIFTBLK_IO_HINT_MAX. */
+	put32(buf + 40, 4096 + 512);
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), -EBADMSG);
+	put32(buf + 40, 4096);
+	put32(buf + 44, 0x80000000U);	/* readahead = 2 * io_opt overflows */
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), -EBADMSG);
+	put32(buf + 44, RIFTBLK_IO_HINT_MAX + 4096);
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), -EBADMSG);
+	put32(buf + 44, RIFTBLK_IO_HINT_MAX);
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), 0);
+	/*
+	 * Discard granularity: the review's hang value, one not a power of
+	 * two, one below a block; with discard off it is not used.
+	 */
+	put32(buf + 56, 0xfffffe01U);
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), -EBADMSG);
+	put32(buf + 56, 3 * 4096);
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), -EBADMSG);
+	put32(buf + 56, 2048);
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), -EBADMSG);
+	put32(buf + 56, RIFTBLK_DISCARD_GRAN_MAX << 1);
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), -EBADMSG);
+	put32(buf + 52, 0);
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), 0);
+	put32(buf + 52, 1 << 20);
+	put32(buf + 56, 8192);
+	CHECK_EQ(riftblk_dev_info_decode(RIFTBLK_MSG_INFO_RSP, buf, len, &out), 0);
+	CHECK_EQ(out.discard_granularity, 8192);
 }
 
 static void test_riftblk_dev_msg(void)
@@ -178,7 +206,7 @@ static void test_riftblk_io(void)
 	struct riftblk_io in = { .dev_id = 3, .op = RIFTBLK_OP_READ, .len = 65536,
 				 .sector = 2048 }, out;
 	u8 buf[64];
-	int len;
+	int len, i;
 
 	len = riftblk_io_encode(&in, buf, sizeof(buf));
 	CHECK_EQ(len, 40);
@@ -223,6 +251,26 @@ static void test_riftblk_io(void)
 	CHECK_EQ(riftblk_io_encode(&in, buf, sizeof(buf)), -EINVAL);
 	in.flags = 0;
 	CHECK_EQ(riftblk_io_encode(&in, buf, 39), -EMSGSIZE);
+
+	/* FUA and PREFLUSH qualify writes only: decoded from hostile bytes. */
+	in = (struct riftblk_io){ .op = RIFTBLK_OP_WRITE, .len = 4096,
+				  .flags = RIFTBLK_IO_F_FUA | RIFTBLK_IO_F_PREFLUSH };
+	CHECK_EQ(riftblk_io_encode(&in, buf, sizeof(buf)), 40);
+	CHECK_EQ(riftblk_io_decode(buf, 40, &out), 0);
+	for (i = 0; i < 4; i++) {
+		static const u16 ops[] = { RIFTBLK_OP_READ, RIFTBLK_OP_DISCARD,
+					   RIFTBLK_OP_WRITE_ZEROES,
+					   RIFTBLK_OP_SECURE_ERASE };
+
+		put16(buf + 20, ops[i]);
+		put16(buf + 22, RIFTBLK_IO_F_FUA);
+		CHECK_EQ(riftblk_io_decode(buf, 40, &out), -EBADMSG);
+		put16(buf + 22, RIFTBLK_IO_F_PREFLUSH);
+		CHECK_EQ(riftblk_io_decode(buf, 40, &out), -EBADMSG);
+	}
+	in = (struct riftblk_io){ .op = RIFTBLK_OP_READ, .len = 4096,
+				  .flags = RIFTBLK_IO_F_FUA };
+	CHECK_EQ(riftblk_io_encode(&in, buf, sizeof(buf)), -EINVAL);
 }
 
 static void test_riftblk_random(void)
