@@ -138,9 +138,6 @@ static int rift_srv_sess_set_name(struct rift_srv_sess *sess, const char *name)
 	lockdep_assert_held(&sess->lock);
 	if (sess->named)
 		return strcmp(sess->name, name) ? -EINVAL : 0;
-	/* The class directory's own files: a session there would clash. */
-	if (!strcmp(name, "pinned_bytes") || !strcmp(name, "nr_sessions"))
-		return -EEXIST;
 	other = class_find_device_by_name(&rift_srv_class, name);
 	if (other) {
 		put_device(other);

@@ -268,32 +268,40 @@ void rift_srv_sess_slot_put(void)
 	atomic_dec(&rift_srv_nr_sess_total);
 }
 
-static ssize_t pinned_bytes_show(struct class *class,
-				 struct class_attribute *attr, char *buf)
+/*
+ * Server-wide figures live in /sys/kernel/rift_server/, not in the class
+ * directory, where every name is a client's session name.
+ */
+static ssize_t pinned_bytes_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
 {
 	return sysfs_emit(buf, "%lld\n", atomic64_read(&rift_srv_pinned_total));
 }
 
-static CLASS_ATTR_RO(pinned_bytes);
+static struct kobj_attribute rift_srv_pinned_bytes_attr = __ATTR_RO(pinned_bytes);
 
-static ssize_t nr_sessions_show(struct class *class,
-				struct class_attribute *attr, char *buf)
+static ssize_t nr_sessions_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
 {
 	return sysfs_emit(buf, "%d\n", atomic_read(&rift_srv_nr_sess_total));
 }
 
-static CLASS_ATTR_RO(nr_sessions);
+static struct kobj_attribute rift_srv_nr_sessions_attr = __ATTR_RO(nr_sessions);
 
-static struct attribute *rift_srv_class_attrs[] = {
-	&class_attr_pinned_bytes.attr,
-	&class_attr_nr_sessions.attr,
+static struct attribute *rift_srv_global_attrs[] = {
+	&rift_srv_pinned_bytes_attr.attr,
+	&rift_srv_nr_sessions_attr.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(rift_srv_class);
+
+static const struct attribute_group rift_srv_global_group = {
+	.attrs = rift_srv_global_attrs,
+};
+
+static struct kobject *rift_srv_kobj;
 
 struct class rift_srv_class = {
 	.name = "rift-server",
-	.class_groups = rift_srv_class_groups,
 };
 
 /*
@@ -500,8 +508,20 @@ static int __init rift_srv_init(void)
 		pr_err("cannot register class: %d\n", err);
 		goto err_destroy_hb_wq;
 	}
+	rift_srv_kobj = kobject_create_and_add("rift_server", kernel_kobj);
+	if (!rift_srv_kobj) {
+		err = -ENOMEM;
+		goto err_class;
+	}
+	err = sysfs_create_group(rift_srv_kobj, &rift_srv_global_group);
+	if (err)
+		goto err_kobj;
 	return 0;
 
+err_kobj:
+	kobject_put(rift_srv_kobj);
+err_class:
+	class_unregister(&rift_srv_class);
 err_destroy_hb_wq:
 	destroy_workqueue(rift_srv_hb_wq);
 err_destroy_wq:
@@ -514,6 +534,7 @@ static void __exit rift_srv_exit(void)
 	destroy_workqueue(rift_srv_hb_wq);
 	/* Runs the last path frees, which drop the last session references. */
 	destroy_workqueue(rift_srv_wq);
+	kobject_put(rift_srv_kobj);
 	class_unregister(&rift_srv_class);
 }
 

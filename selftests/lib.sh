@@ -302,8 +302,7 @@ rift_test_io()
 # --- Helpers of the transport_* tests (open/close, stats, sysfs input). ---
 RIFT_SRV_SYSFS=/sys/class/rift-server
 
-# rift_srv_sessions: the server's sessions, one name a line (the class
-# directory also holds the server-wide pinned_bytes and nr_sessions).
+# rift_srv_sessions: the server's sessions, one name a line.
 rift_srv_sessions()
 {
 	find "$RIFT_SRV_SYSFS" -mindepth 1 -maxdepth 1 -type l -printf '%f\n' 2>/dev/null
