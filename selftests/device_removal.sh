@@ -20,7 +20,9 @@
 #  2. server side: the same with the server's rxe device of link 1;
 #  3. deletion during connect: a path whose connect is held by a listener
 #     that never answers (tools/peer/rift-mute) is aborted at once by the
-#     deletion, not after connect_timeout_ms;
+#     deletion, not after connect_timeout_ms; the same for a path whose
+#     connections are up and whose INFO_REQ is never received (rift-mute
+#     -i);
 #  4. every device deleted with the session open, then rdma_rxe unloaded:
 #     IO fails after io_timeout_ms instead of hanging; with rdma_rxe and
 #     the devices back, both paths reconnect and verified IO passes;
@@ -42,7 +44,7 @@ LOOPS=${RIFT_DEVRM_LOOPS:-50}
 # A device's removal waits for the teardown of the paths on it only.
 DEL_MAX_MS=15000
 ktap_header
-ktap_plan 29
+ktap_plan 32
 mkdir -p "$OUT"
 
 # rdma_res: "pd N qp N mr N cq N", summed over every RDMA device.
@@ -217,8 +219,41 @@ ktap_check "the attempt was aborted at once, not after connect_timeout_ms (30000
 	      [ $DEL_MS -le $DEL_MAX_MS ] && [ $open_ms -lt 25000 ]"
 kill $mpid 2>/dev/null
 wait $mpid 2>/dev/null
-rmmod rift_test
 ktap_check "device re-added: riftblk's path 1 reconnects" \
+	eval "add_dev rxe_riftb1 && rift_wait_until 60 riftblk_all_connected $S"
+
+# --- 3b: the same while the INFO exchange is held: rift-mute -i accepts
+# every connection and never receives the INFO_REQ. ---
+mout=$OUT/mute-info.out
+"$mute" -i -a 198.18.1.1 -p 7998 -t 120 > "$mout" 2>&1 &
+mpid=$!
+defer kill $mpid
+rift_wait_until 10 grep -q listening "$mout"
+t0=$(rift_now_ms)
+(echo "sessname=dinfo path=198.18.1.2@198.18.1.1 port=7998" > "$RIFT_TEST_DBG/open") 2> "$OUT/open-info.err" &
+opid=$!
+# accepted: connections the listener accepted so far.
+accepted()
+{
+	grep -c "^accepted" "$mout"
+}
+# Every connection is up once no more arrive; then INFO_REQ is on its way.
+rift_wait_until 20 eval '[ $(accepted) -ge 2 ]'
+a0=0
+while [ "$(accepted)" != "$a0" ]; do a0=$(accepted); sleep 1; done
+n0=$(removed_lines "connect aborted: RDMA device rxe_riftb1 removed")
+ktap_check "$a0 connections accepted, INFO_REQ unanswered; rxe_riftb1 deleted" \
+	eval "[ $a0 -ge 2 ] && del_dev rxe_riftb1"
+rift_wait_pid 60 $opid
+open_ms=$(($(rift_now_ms) - t0))
+ktap_info "deletion took $DEL_MS ms; the open returned after $open_ms ms: $(cat "$OUT/open-info.err")"
+ktap_check "the INFO exchange was aborted at once, not after connect_timeout_ms (30000)" \
+	eval "[ \$(removed_lines 'connect aborted: RDMA device rxe_riftb1 removed') -gt $n0 ] &&
+	      [ $DEL_MS -le $DEL_MAX_MS ] && [ $open_ms -lt 25000 ]"
+kill $mpid 2>/dev/null
+wait $mpid 2>/dev/null
+rmmod rift_test
+ktap_check "device re-added: riftblk's path 1 reconnects again" \
 	eval "add_dev rxe_riftb1 && rift_wait_until 60 riftblk_all_connected $S"
 
 # --- 4: every device gone, rdma_rxe unloaded, then all back. ---

@@ -8,7 +8,12 @@
  * ends the attempt.  selftests/connect_timeout.sh points a Rift path at
  * it.
  *
- *   rift-mute -a ADDR -p PORT -t SECONDS
+ *   rift-mute [-i] -a ADDR -p PORT -t SECONDS
+ *
+ * With -i it accepts every connection request instead, with a valid
+ * CON_RSP, and then never answers: no receive is posted, so the client's
+ * INFO_REQ waits for receiver-not-ready retries for good and its path
+ * stays in the middle of the INFO exchange ("accepted N" per connection).
  *
  * Prints "listening" once the listener is up and "connect request N" for
  * each request, then, after SECONDS, the total and exits 0 (2 on a setup
@@ -25,11 +30,13 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "mute-rsp.h"
+
 #define MUTE_MAX_PENDING	256
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: rift-mute -a ADDR -p PORT -t SECONDS\n");
+	fprintf(stderr, "usage: rift-mute [-i] -a ADDR -p PORT -t SECONDS\n");
 	exit(2);
 }
 
@@ -41,6 +48,40 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Accept with a QP that has no receive posted: the client's connections
+ * come up, and its INFO_REQ is never received.
+ */
+static int mute_accept(struct rdma_cm_event *ev, int n)
+{
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+	unsigned char rsp[64];
+	int len;
+
+	len = mute_con_rsp(ev->param.conn.private_data,
+			   ev->param.conn.private_data_len, n == 1, rsp, sizeof(rsp));
+	if (len < 0 || rdma_create_qp(ev->id, NULL, &qa)) {
+		printf("cannot accept %d: %s\n", n, len < 0 ? "bad CON_REQ" : strerror(errno));
+		return 0;
+	}
+	param.private_data = rsp;
+	param.private_data_len = len;
+	if (rdma_accept(ev->id, &param)) {
+		printf("cannot accept %d: %s\n", n, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_cm_id *pending[MUTE_MAX_PENDING];
@@ -48,11 +89,14 @@ int main(int argc, char **argv)
 	struct rdma_cm_id *listen_id;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	const char *addr = NULL;
-	int port = 0, secs = 0, opt, n = 0, kept = 0, i;
+	int port = 0, secs = 0, opt, n = 0, kept = 0, i, accept_all = 0;
 	double end;
 
-	while ((opt = getopt(argc, argv, "a:p:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "ia:p:t:")) != -1) {
 		switch (opt) {
+		case 'i':
+			accept_all = 1;
+			break;
 		case 'a':
 			addr = optarg;
 			break;
@@ -96,6 +140,8 @@ int main(int argc, char **argv)
 			break;
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 			printf("connect request %d\n", ++n);
+			if (accept_all && mute_accept(ev, n))
+				printf("accepted %d\n", n);
 			/* Kept, unanswered, until exit; the client gives up first. */
 			if (kept < MUTE_MAX_PENDING)
 				pending[kept++] = ev->id;
