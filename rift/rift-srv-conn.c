@@ -812,8 +812,12 @@ static struct rift_srv_path *rift_srv_path_pick(struct rift_srv_sess *sess,
 				req->con_cnt, rift_srv_param_max_cons_per_path());
 		return NULL;
 	}
-	/* Closing instances count: they hold their memory until they are gone. */
-	if (rift_srv_sess_nr_paths(sess) >= rift_srv_param_max_paths_per_session()) {
+	/*
+	 * Closing instances count: they hold their memory until they are
+	 * gone.  The instance a reconnect replaces does not: a path at the
+	 * limit must still be able to reconnect.
+	 */
+	if (rift_srv_sess_nr_paths(sess) - !!cur >= rift_srv_param_max_paths_per_session()) {
 		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES, "session has %u paths already",
 				rift_srv_sess_nr_paths(sess));
 		return NULL;
