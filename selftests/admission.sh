@@ -12,7 +12,8 @@
 #    the session's other path works, and connects once the limit allows;
 #  - CONNECT_REQUESTs over max_sessions, max_cons_per_path or
 #    max_paths_per_session are refused with NO_RESOURCES, the reason in
-#    the server's log, and nothing is left behind;
+#    the server's log, and nothing is left behind; a path already in the
+#    session can still reconnect at the limit;
 #  - with every session closed, nothing is pinned and no session counted.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
@@ -23,7 +24,7 @@ SP=/sys/module/rift_server/parameters
 PB=/sys/kernel/rift_server/pinned_bytes
 NS=/sys/kernel/rift_server/nr_sessions
 ktap_header
-ktap_plan 16
+ktap_plan 17
 
 # refused FILE VALUE...: every VALUE written to FILE is refused (EINVAL).
 refused()
@@ -105,6 +106,9 @@ echo 198.18.1.2@198.18.1.1 > $RIFT_CLT_SYSFS/$B/add_path 2>/dev/null
 ktap_check "max_paths_per_session 1: a second path is refused, the reason logged" \
 	eval "rift_wait_until 10 logged 'session has 1 paths already' $n0 &&
 	      [ \"\$(rift_path_state $B $RIFT_P1)\" != connected ]"
+ktap_check "a path already in the session still reconnects at the limit" \
+	eval "echo 1 > $RIFT_CLT_SYSFS/$B/paths/$RIFT_P0/reconnect &&
+	      rift_wait_until 30 eval '[ \"\$(rift_path_state $B $RIFT_P0)\" = connected ]'"
 echo 16 > $SP/max_paths_per_session
 ktap_check "limit back: it connects, verified IO on both sessions" \
 	eval "echo 1 > $RIFT_CLT_SYSFS/$B/paths/$RIFT_P1/reconnect &&
