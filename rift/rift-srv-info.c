@@ -130,8 +130,10 @@ fail:
 }
 
 /* Caller holds sess->lock; the ordered workqueue makes the name check final. */
-static int rift_srv_sess_set_name(struct rift_srv_sess *sess, const char *name)
+static int rift_srv_sess_set_name(struct rift_srv_sess *sess,
+				  const struct rift_info *req)
 {
+	const char *name = req->sess_name;
 	struct device *other;
 	int err;
 
@@ -144,6 +146,7 @@ static int rift_srv_sess_set_name(struct rift_srv_sess *sess, const char *name)
 		return -EEXIST;
 	}
 	strscpy(sess->name, name, sizeof(sess->name));
+	strscpy(sess->host_name, req->host_name, sizeof(sess->host_name));
 	err = rift_srv_sess_sysfs_add(sess);
 	if (err) {
 		memset(sess->name, 0, sizeof(sess->name));
@@ -288,7 +291,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		rift_srv_path_refuse(path, ESHUTDOWN, "session is closing");
 		return 0;
 	}
-	err = rift_srv_sess_set_name(sess, req->sess_name);
+	err = rift_srv_sess_set_name(sess, req);
 	if (err == -EEXIST || err == -EINVAL) {
 		mutex_unlock(&sess->lock);
 		rift_srv_path_refuse(path, -err, "session name '%s' %s",

@@ -484,6 +484,28 @@ int rift_srv_get_sess_name(struct rift_srv_sess *sess, char *buf, size_t len)
 }
 EXPORT_SYMBOL_GPL(rift_srv_get_sess_name);
 
+/**
+ * rift_srv_get_host_name() - the host a session was admitted for
+ * @sess: session, as passed to link_ev
+ * @buf: destination
+ * @len: bytes at @buf
+ *
+ * The host name is the client's identity as the server admitted it (and
+ * authenticated it, where the host has a secret); every path of the
+ * session carries the same one.  Fixed with the session's name.
+ *
+ * Return: the name's length, -ENODATA if the session is not admitted yet,
+ * or -E2BIG if @buf is too small (then it holds a truncated name).
+ */
+int rift_srv_get_host_name(struct rift_srv_sess *sess, char *buf, size_t len)
+{
+	/* Pairs with the release in rift_srv_sess_set_name(). */
+	if (!smp_load_acquire(&sess->named))
+		return -ENODATA;
+	return strscpy(buf, sess->host_name, len);
+}
+EXPORT_SYMBOL_GPL(rift_srv_get_host_name);
+
 static int __init rift_srv_init(void)
 {
 	int err;

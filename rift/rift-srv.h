@@ -212,6 +212,8 @@ struct rift_srv_sess {
 	const char		*label;
 	char			uuid_str[40];
 	char			name[RIFT_NAME_MAX + 1];
+	char			host_name[RIFT_NAME_MAX + 1];
+	u8			host_uuid[RIFT_UUID_LEN];
 	bool			named;
 	enum rift_srv_sess_state state;
 	struct mutex		lock;	/* paths, state, name */

@@ -193,5 +193,6 @@ void rift_srv_close(struct rift_srv_ctx *ctx);
 void rift_srv_resp(struct rift_srv_op *op, int err);
 void rift_srv_set_sess_priv(struct rift_srv_sess *sess, void *priv);
 int rift_srv_get_sess_name(struct rift_srv_sess *sess, char *buf, size_t len);
+int rift_srv_get_host_name(struct rift_srv_sess *sess, char *buf, size_t len);
 
 #endif /* _RIFT_H */
