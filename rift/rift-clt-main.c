@@ -8,6 +8,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/random.h>
+#include <linux/utsname.h>
+#include <linux/uuid.h>
 
 #include "rift-clt.h"
 
@@ -54,6 +56,57 @@ module_param(always_invalidate, bool, 0644);
 MODULE_PARM_DESC(always_invalidate,
 		 "New sessions ask the server to rotate a chunk's rkey after every request (default false)");
 
+/*
+ * The host's identity, like NVMe's hostnqn and hostid: servers admit, and
+ * authenticate, by the name; a session belongs to the name and UUID that
+ * opened it.  Fixed at load: every path of every session then carries the
+ * same identity, and an administrator sets them with modprobe options.
+ */
+static char host_name[RIFT_NAME_MAX + 1];
+module_param_string(host_name, host_name, sizeof(host_name), 0444);
+MODULE_PARM_DESC(host_name,
+		 "This host's name as servers admit it (default: the node name)");
+
+static char host_uuid[UUID_STRING_LEN + 1];
+module_param_string(host_uuid, host_uuid, sizeof(host_uuid), 0444);
+MODULE_PARM_DESC(host_uuid,
+		 "This host's UUID, xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (default: random at load)");
+
+static uuid_t rift_clt_host_uuid;
+
+/** rift_clt_host_name() - this host's name, fixed once the module is loaded */
+const char *rift_clt_host_name(void)
+{
+	return host_name;
+}
+
+/** rift_clt_host_uuid_raw() - this host's UUID as its 16 bytes */
+const u8 *rift_clt_host_uuid_raw(void)
+{
+	return rift_clt_host_uuid.b;
+}
+
+static int rift_clt_identity_init(void)
+{
+	if (!host_name[0]) {
+		strscpy(host_name, utsname()->nodename, sizeof(host_name));
+		if (!rift_proto_name_valid(host_name, strlen(host_name)))
+			strscpy(host_name, "rift-host", sizeof(host_name));
+	} else if (!rift_proto_name_valid(host_name, strlen(host_name))) {
+		pr_err("host_name: 1 to %u printable characters\n", RIFT_NAME_MAX);
+		return -EINVAL;
+	}
+	if (!host_uuid[0]) {
+		uuid_gen(&rift_clt_host_uuid);
+		snprintf(host_uuid, sizeof(host_uuid), "%pUb", &rift_clt_host_uuid);
+	} else if (uuid_parse(host_uuid, &rift_clt_host_uuid) ||
+		   uuid_is_null(&rift_clt_host_uuid)) {
+		pr_err("host_uuid: a non-zero UUID as xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct class rift_clt_class = {
 	.name = "rift-client",
 };
@@ -63,7 +116,8 @@ static void rift_clt_sess_release(struct device *dev)
 	struct rift_clt_sess *sess = container_of(dev, struct rift_clt_sess, dev);
 
 	rift_clt_reqs_free(sess);
-	kfree(sess);
+	/* The secrets live in the session. */
+	kfree_sensitive(sess);
 }
 
 /**
@@ -212,6 +266,30 @@ static u16 rift_clt_nr_cons(u16 asked)
 	return clamp_t(unsigned int, io, 1, cap) + 1;
 }
 
+/*
+ * Why a session could not open: the first path's reason (a refusal's
+ * errno, e.g. EKEYREJECTED, tells the ULP's user what to fix), or
+ * EHOSTUNREACH when no attempt got as far as an answer.
+ */
+static int rift_clt_sess_connect_errno(struct rift_clt_sess *sess)
+{
+	struct rift_clt_path *path;
+	int err = -EHOSTUNREACH;
+
+	mutex_lock(&sess->lock);
+	path = list_first_entry_or_null(&sess->paths, struct rift_clt_path, entry);
+	if (path && READ_ONCE(path->last_errno) < 0)
+		err = READ_ONCE(path->last_errno);
+	mutex_unlock(&sess->lock);
+	return err;
+}
+
+/* A secret is absent, or of a length the protocol allows. */
+static bool rift_clt_secret_bad(const u8 *key, size_t len)
+{
+	return len && (!key || len < RIFT_AUTH_SECRET_MIN || len > RIFT_AUTH_SECRET_MAX);
+}
+
 /**
  * rift_clt_open() - open a session to a Rift server
  * @args: session name, paths and options
@@ -237,6 +315,17 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	    !rift_proto_name_valid(args->sessname, strlen(args->sessname)) ||
 	    args->queue_depth > RIFT_MAX_QUEUE_DEPTH)
 		return ERR_PTR(-EINVAL);
+	if (rift_clt_secret_bad(args->secret, args->secret_len) ||
+	    rift_clt_secret_bad(args->server_secret, args->server_secret_len)) {
+		pr_err("session %s: a secret is %u to %u bytes\n", args->sessname,
+		       RIFT_AUTH_SECRET_MIN, RIFT_AUTH_SECRET_MAX);
+		return ERR_PTR(-EINVAL);
+	}
+	/* Proving the server knows a secret means nothing if we prove none. */
+	if (args->server_secret_len && !args->secret_len) {
+		pr_err("session %s: server_secret needs secret\n", args->sessname);
+		return ERR_PTR(-EINVAL);
+	}
 	for (i = 0; i < args->nr_paths; i++)
 		if (!args->paths[i].dst)
 			return ERR_PTR(-EINVAL);
@@ -257,6 +346,14 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	if (!sess)
 		return ERR_PTR(-ENOMEM);
 	strscpy(sess->name, args->sessname, sizeof(sess->name));
+	if (args->secret_len) {
+		memcpy(sess->secret, args->secret, args->secret_len);
+		sess->secret_len = args->secret_len;
+	}
+	if (args->server_secret_len) {
+		memcpy(sess->server_secret, args->server_secret, args->server_secret_len);
+		sess->server_secret_len = args->server_secret_len;
+	}
 	get_random_bytes(sess->uuid, sizeof(sess->uuid));
 	sess->uuid[0] |= 1;
 	if (args->ops)
@@ -315,7 +412,7 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 			goto err_paths;
 	}
 	if (!atomic_read(&sess->connected)) {
-		err = -EHOSTUNREACH;
+		err = rift_clt_sess_connect_errno(sess);
 		goto err_paths;
 	}
 	err = rift_clt_reqs_init(sess);
@@ -384,6 +481,9 @@ static int __init rift_clt_init(void)
 {
 	int err;
 
+	err = rift_clt_identity_init();
+	if (err)
+		return err;
 	err = class_register(&rift_clt_class);
 	if (err) {
 		pr_err("cannot register class: %d\n", err);

@@ -9,7 +9,6 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/random.h>
-#include <linux/utsname.h>
 #include <linux/inet.h>
 
 #include "rift-clt.h"
@@ -137,7 +136,8 @@ void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 	spin_lock_irqsave(&path->lock, flags);
 	strscpy(path->last_error, msg, sizeof(path->last_error));
 	spin_unlock_irqrestore(&path->lock, flags);
-	pr_info_ratelimited("%s/%s: %s\n", path->sess->name, path->name, msg);
+	if (__ratelimit(&path->err_rs))
+		pr_info("%s/%s: %s\n", path->sess->name, path->name, msg);
 }
 
 static void rift_clt_con_finish(struct rift_clt_con *con, int err)
@@ -527,6 +527,14 @@ static const char *rift_clt_info_status_str(u16 status)
 		return "server out of memory";
 	case EACCES:
 		return "host not allowed";
+	case ENOKEY:
+		return "server requires authentication (no secret given)";
+	case EKEYREJECTED:
+		return "authentication failed (wrong secret)";
+	case EPERM:
+		return "session belongs to another host";
+	case ESTALE:
+		return "a newer instance of this path is connected";
 	case EEXIST:
 		return "session name taken by another session";
 	case EINVAL:
@@ -539,6 +547,77 @@ static const char *rift_clt_info_status_str(u16 status)
 	default:
 		return "refused";
 	}
+}
+
+/*
+ * Authentication, client side: our proof goes into INFO_REQ, over the
+ * nonce the server sent in connection 0's CON_RSP; the server's proof
+ * comes back in INFO_RSP over ours.
+ */
+static void rift_clt_auth_ids(struct rift_clt_path *path, const struct rift_info *req,
+			      struct rift_auth_ids *ids)
+{
+	struct rift_clt_con *ctl = &path->cons[RIFT_CLT_CON_CTL];
+
+	ids->srv_nonce = ctl->rsp.auth_nonce;
+	ids->clt_nonce = req->auth_nonce;
+	ids->sess_uuid = path->sess->uuid;
+	ids->path_uuid = path->uuid;
+	ids->reconnect_gen = path->reconnect_gen;
+	ids->sess_name = req->sess_name;
+	ids->host_name = req->host_name;
+	ids->host_uuid = req->host_uuid;
+}
+
+static int rift_clt_path_prove(struct rift_clt_path *path, struct rift_info *req)
+{
+	struct rift_clt_con *ctl = &path->cons[RIFT_CLT_CON_CTL];
+	struct rift_clt_sess *sess = path->sess;
+	struct rift_auth_ids ids;
+	int err;
+
+	get_random_bytes(req->auth_nonce, sizeof(req->auth_nonce));
+	req->present |= BIT(RIFT_TLV_AUTH_NONCE);
+	if (!sess->secret_len)
+		return 0;
+	if (!ctl->rsp.has_nonce) {
+		rift_clt_path_set_error(path, "server cannot authenticate (no nonce in CON_RSP)");
+		return -EPROTONOSUPPORT;
+	}
+	rift_clt_auth_ids(path, req, &ids);
+	err = rift_auth_proof(sess->secret, sess->secret_len, RIFT_AUTH_CLIENT, &ids,
+			      req->auth_proof);
+	if (err) {
+		rift_clt_path_set_error(path, "cannot compute the proof: %d", err);
+		return err;
+	}
+	req->present |= BIT(RIFT_TLV_AUTH_PROOF);
+	return 0;
+}
+
+static int rift_clt_path_check_server(struct rift_clt_path *path,
+				      const struct rift_info *req,
+				      const struct rift_info *rsp)
+{
+	struct rift_clt_sess *sess = path->sess;
+	struct rift_auth_ids ids;
+	int err;
+
+	if (!sess->server_secret_len)
+		return 0;
+	if (!(rsp->present & BIT(RIFT_TLV_AUTH_PROOF))) {
+		rift_clt_path_set_error(path,
+					"server did not authenticate (no proof in INFO_RSP)");
+		return -EKEYREJECTED;
+	}
+	rift_clt_auth_ids(path, req, &ids);
+	err = rift_auth_check(sess->server_secret, sess->server_secret_len,
+			      RIFT_AUTH_SERVER, &ids, rsp->auth_proof);
+	if (err == -EKEYREJECTED)
+		rift_clt_path_set_error(path, "server failed authentication (wrong secret)");
+	else if (err)
+		rift_clt_path_set_error(path, "cannot check the server's proof: %d", err);
+	return err;
 }
 
 static int rift_clt_path_info(struct rift_clt_path *path)
@@ -559,9 +638,11 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	req.type = RIFT_INFO_REQ;
 	req.version = ctl->rsp.version;
 	strscpy(req.sess_name, sess->name, sizeof(req.sess_name));
-	strscpy(req.host_name, utsname()->nodename, sizeof(req.host_name));
-	if (!rift_proto_name_valid(req.host_name, strlen(req.host_name)))
-		req.host_name[0] = '\0';
+	strscpy(req.host_name, rift_clt_host_name(), sizeof(req.host_name));
+	memcpy(req.host_uuid, rift_clt_host_uuid_raw(), sizeof(req.host_uuid));
+	err = rift_clt_path_prove(path, &req);
+	if (err)
+		goto out_free_tx;
 	req.feat_offered = RIFT_FEAT_CANCEL | (READ_ONCE(sess->always_inv) ?
 					      RIFT_FEAT_ALWAYS_INVALIDATE : 0);
 	/* The server watches us at the tick we ask for. */
@@ -612,13 +693,19 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 					rift_clt_info_status_str(rsp.status),
 					ERR_PTR(-(int)rsp.status));
 		kfree(chunks);
-		err = -ECONNREFUSED;
+		/* The server's reason is the attempt's errno (the codec bounds it). */
+		err = -(int)rsp.status;
 		goto out_drain;
 	}
 	if (!err)
 		err = rift_info_rsp_check(&rsp, req.feat_offered, &ctl->rsp);
 	if (err) {
 		rift_clt_path_set_error(path, "invalid INFO_RSP from server: %d", err);
+		kfree(chunks);
+		goto out_drain;
+	}
+	err = rift_clt_path_check_server(path, &req, &rsp);
+	if (err) {
 		kfree(chunks);
 		goto out_drain;
 	}
@@ -830,6 +917,7 @@ static void rift_clt_path_connect_work(struct work_struct *work)
 	struct rift_clt_sess *sess = path->sess;
 	enum rift_clt_path_state state;
 	bool was_down, up;
+	int err;
 
 	mutex_lock(&path->conn_mutex);
 	state = rift_clt_path_get_state(path);
@@ -840,7 +928,9 @@ static void rift_clt_path_connect_work(struct work_struct *work)
 		return;
 	}
 	was_down = atomic_read(&sess->connected) == 0;
-	up = rift_clt_path_connect_sync(path) == 0;
+	err = rift_clt_path_connect_sync(path);
+	WRITE_ONCE(path->last_errno, err);
+	up = !err;
 	/* Under the mutex: path destroy cancels this work after taking it. */
 	if (!up)
 		rift_clt_path_schedule_reconnect(path);
@@ -1179,6 +1269,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	path->src = *src;
 	path->dst = *dst;
 	spin_lock_init(&path->lock);
+	ratelimit_state_init(&path->err_rs, 5 * HZ, 5);
 	path->state = RIFT_CLT_PATH_IDLE;
 	get_random_bytes(path->uuid, sizeof(path->uuid));
 	path->uuid[0] |= 1;	/* never all-zero */

@@ -11,6 +11,7 @@
 #include <linux/completion.h>
 #include <linux/percpu.h>
 #include <linux/wait.h>
+#include <linux/ratelimit.h>
 #include <rdma/mr_pool.h>
 
 #include <rift/rift.h>
@@ -156,6 +157,9 @@ struct rift_clt_stats {
  * @state: see enum rift_clt_path_state; guarded by @lock
  * @lock: guards @state, @last_error
  * @last_error: why the last attempt failed or the path went down
+ * @last_errno: the errno of the last connect attempt (0: it connected)
+ * @err_rs: log lines of @last_error, limited per path: one path's noise
+ *	cannot hide another's reason
  * @reconnect_gen: bumped at every connect attempt
  * @nr_cons: connections, control and poll connections included
  * @nr_poll_cons: poll connections, the last ones of @cons
@@ -212,6 +216,8 @@ struct rift_clt_path {
 	enum rift_clt_path_state	state;
 	spinlock_t			lock;	/* state, last_error */
 	char				last_error[128];
+	int				last_errno;
+	struct ratelimit_state		err_rs;
 	u32				reconnect_gen;
 	u16				nr_cons;
 	u16				nr_poll_cons;
@@ -409,6 +415,10 @@ struct rift_permit {
  * @always_inv: offer ALWAYS_INVALIDATE when a path (re)connects (0 or 1)
  * @failed_over: requests posted again after losing their path
  * @failover_errors: requests that found no path within io_timeout_ms
+ * @secret: what every path proves to the server
+ * @secret_len: bytes of @secret (0: none)
+ * @server_secret: what the server must prove
+ * @server_secret_len: bytes of @server_secret (0: its proof is not required)
  */
 struct rift_clt_sess {
 	struct device			dev;
@@ -451,7 +461,14 @@ struct rift_clt_sess {
 	u32				always_inv;
 	atomic64_t			failed_over;
 	atomic64_t			failover_errors;
+	u8				secret[RIFT_AUTH_SECRET_MAX];
+	u8				secret_len;
+	u8				server_secret[RIFT_AUTH_SECRET_MAX];
+	u8				server_secret_len;
 };
+
+const char *rift_clt_host_name(void);
+const u8 *rift_clt_host_uuid_raw(void);
 
 extern struct class rift_clt_class;
 

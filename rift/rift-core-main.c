@@ -30,3 +30,4 @@ module_exit(rift_core_exit);
 
 MODULE_DESCRIPTION("Rift RDMA transport: shared core");
 MODULE_LICENSE("GPL");
+MODULE_SOFTDEP("pre: hmac sha256");

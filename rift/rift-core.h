@@ -76,6 +76,11 @@ bool rift_dev_alive(struct rift_dev *dev);
 int rift_dev_register_notifier(struct notifier_block *nb);
 void rift_dev_unregister_notifier(struct notifier_block *nb);
 int rift_core_ib_init(void);
+
+int rift_auth_proof(const u8 *key, size_t keylen, enum rift_auth_role role,
+		    const struct rift_auth_ids *ids, u8 *proof);
+int rift_auth_check(const u8 *key, size_t keylen, enum rift_auth_role role,
+		    const struct rift_auth_ids *ids, const u8 *proof);
 void rift_core_ib_exit(void);
 
 /**

@@ -310,6 +310,8 @@ int rift_proto_con_rsp_encode(const struct rift_con_rsp *rsp, void *buf, size_t 
 	w.flags = cpu_to_le16(rsp->flags);
 	w.max_io_size = cpu_to_le32(rsp->max_io_size);
 	w.chunk_size = cpu_to_le32(rsp->chunk_size);
+	if (rsp->has_nonce)
+		memcpy(w.auth_nonce, rsp->auth_nonce, sizeof(w.auth_nonce));
 	memcpy(buf, &w, sizeof(w));
 	return sizeof(w);
 }
@@ -318,7 +320,8 @@ EXPORT_SYMBOL_GPL(rift_proto_con_rsp_encode);
 /**
  * rift_proto_con_rsp_decode() - validate and decode CON_RSP private data
  * @buf: private data from the ESTABLISHED event
- * @len: its length; bytes beyond the struct are ignored
+ * @len: its length; bytes beyond the struct are ignored, and a response
+ *	of only %RIFT_CON_RSP_V1_LEN bytes is one without a nonce
  * @req: the request this answers, or NULL to skip the checks against it
  * @rsp: decoded response; on -ECONNREFUSED only @rsp->status is set
  *
@@ -336,9 +339,11 @@ int rift_proto_con_rsp_decode(const void *buf, size_t len, const struct rift_con
 	struct rift_wire_con_rsp w;
 
 	memset(rsp, 0, sizeof(*rsp));
-	if (!buf || len < sizeof(w))
+	if (!buf || len < RIFT_CON_RSP_V1_LEN)
 		return -EBADMSG;
-	memcpy(&w, buf, sizeof(w));
+	/* Never read more than arrived: zero stands in for what did not. */
+	memset(&w, 0, sizeof(w));
+	memcpy(&w, buf, len < sizeof(w) ? len : sizeof(w));
 	if (le32_to_cpu(w.magic) != RIFT_CON_RSP_MAGIC)
 		return -EBADMSG;
 
@@ -351,6 +356,10 @@ int rift_proto_con_rsp_decode(const void *buf, size_t len, const struct rift_con
 	rsp->queue_depth = le16_to_cpu(w.queue_depth);
 	rsp->max_io_size = le32_to_cpu(w.max_io_size);
 	rsp->chunk_size = le32_to_cpu(w.chunk_size);
+	if (len >= sizeof(w)) {
+		rsp->has_nonce = true;
+		memcpy(rsp->auth_nonce, w.auth_nonce, sizeof(rsp->auth_nonce));
+	}
 
 	if (!rift_con_rsp_ok(rsp))
 		goto bad;
@@ -844,12 +853,15 @@ EXPORT_SYMBOL_GPL(rift_proto_rkey_decode);
 /* ------------------------------------------------------------------ */
 
 #define RIFT_INFO_REQ_ALLOWED	(BIT(RIFT_TLV_SESS_NAME) | BIT(RIFT_TLV_HOST_NAME) | \
-				 BIT(RIFT_TLV_FEAT_OFFERED) | BIT(RIFT_TLV_HB_INTERVAL_MS))
+				 BIT(RIFT_TLV_FEAT_OFFERED) | BIT(RIFT_TLV_HB_INTERVAL_MS) | \
+				 BIT(RIFT_TLV_HOST_UUID) | BIT(RIFT_TLV_AUTH_NONCE) | \
+				 BIT(RIFT_TLV_AUTH_PROOF))
 #define RIFT_INFO_REQ_REQUIRED	BIT(RIFT_TLV_SESS_NAME)
 #define RIFT_INFO_RSP_ALLOWED	(BIT(RIFT_TLV_HOST_NAME) | BIT(RIFT_TLV_FEAT_ACCEPTED) | \
 				 BIT(RIFT_TLV_HB_INTERVAL_MS) | BIT(RIFT_TLV_HB_MISSED_MAX) | \
 				 BIT(RIFT_TLV_MAX_IO_SIZE) | BIT(RIFT_TLV_QUEUE_DEPTH) | \
-				 BIT(RIFT_TLV_CHUNK_SIZE) | BIT(RIFT_TLV_CHUNK_TABLE))
+				 BIT(RIFT_TLV_CHUNK_SIZE) | BIT(RIFT_TLV_CHUNK_TABLE) | \
+				 BIT(RIFT_TLV_AUTH_PROOF))
 #define RIFT_INFO_RSP_REQUIRED	(BIT(RIFT_TLV_HB_INTERVAL_MS) | BIT(RIFT_TLV_MAX_IO_SIZE) | \
 				 BIT(RIFT_TLV_QUEUE_DEPTH) | BIT(RIFT_TLV_CHUNK_SIZE) | \
 				 BIT(RIFT_TLV_CHUNK_TABLE))
@@ -867,11 +879,22 @@ static const u8 rift_tlv_min_len[RIFT_TLV_NR] = {
 	[RIFT_TLV_CHUNK_SIZE]		= sizeof(__le32),
 	[RIFT_TLV_CHUNK_TABLE]		= sizeof(struct rift_wire_chunk_tlv) +
 					  sizeof(struct rift_wire_rbuf),
+	[RIFT_TLV_HOST_UUID]		= RIFT_UUID_LEN,
+	[RIFT_TLV_AUTH_NONCE]		= RIFT_AUTH_NONCE_LEN,
+	[RIFT_TLV_AUTH_PROOF]		= RIFT_AUTH_PROOF_LEN,
 };
 
 static u32 rift_info_allowed(u16 type)
 {
 	return type == RIFT_INFO_REQ ? RIFT_INFO_REQ_ALLOWED : RIFT_INFO_RSP_ALLOWED;
+}
+
+static bool rift_zero(const u8 *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
 }
 
 /**
@@ -1117,6 +1140,16 @@ int rift_info_encode(const struct rift_info *info, void *buf, size_t cap)
 		if (!err && info->hb_interval_ms)
 			err = rift_info_put_u32(&b, RIFT_TLV_HB_INTERVAL_MS,
 						info->hb_interval_ms);
+		if (!err && !rift_zero(info->host_uuid, sizeof(info->host_uuid)))
+			err = rift_info_put(&b, RIFT_TLV_HOST_UUID, info->host_uuid,
+					    sizeof(info->host_uuid));
+		if (!err && (info->present & BIT(RIFT_TLV_AUTH_NONCE)))
+			err = rift_info_put(&b, RIFT_TLV_AUTH_NONCE, info->auth_nonce,
+					    sizeof(info->auth_nonce));
+		/* Critical: a server that cannot check it must not ignore it. */
+		if (!err && (info->present & BIT(RIFT_TLV_AUTH_PROOF)))
+			err = rift_info_put(&b, RIFT_TLV_AUTH_PROOF | RIFT_TLV_CRITICAL,
+					    info->auth_proof, sizeof(info->auth_proof));
 		return err ? err : rift_info_finish(&b);
 	}
 
@@ -1142,6 +1175,9 @@ int rift_info_encode(const struct rift_info *info, void *buf, size_t cap)
 					info->chunk_size);
 	if (!err)
 		err = rift_info_put_chunks(&b, info->chunks, info->nr_chunks);
+	if (!err && (info->present & BIT(RIFT_TLV_AUTH_PROOF)))
+		err = rift_info_put(&b, RIFT_TLV_AUTH_PROOF | RIFT_TLV_CRITICAL,
+				    info->auth_proof, sizeof(info->auth_proof));
 	return err ? err : rift_info_finish(&b);
 }
 EXPORT_SYMBOL_GPL(rift_info_encode);
@@ -1231,6 +1267,15 @@ static int rift_info_parse_tlv(struct rift_info *info, u16 t, const u8 *val, u16
 		return 0;
 	case RIFT_TLV_CHUNK_TABLE:
 		return rift_info_parse_chunks(info, val, len);
+	case RIFT_TLV_HOST_UUID:
+		memcpy(info->host_uuid, val, sizeof(info->host_uuid));
+		return 0;
+	case RIFT_TLV_AUTH_NONCE:
+		memcpy(info->auth_nonce, val, sizeof(info->auth_nonce));
+		return 0;
+	case RIFT_TLV_AUTH_PROOF:
+		memcpy(info->auth_proof, val, sizeof(info->auth_proof));
+		return 0;
 	}
 
 	v = rift_get_le32(val);
@@ -1408,3 +1453,108 @@ int rift_info_rsp_check(const struct rift_info *rsp, u64 offered,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rift_info_rsp_check);
+
+/* ------------------------------------------------------------------ */
+/* Authentication                                                      */
+/* ------------------------------------------------------------------ */
+
+static u8 *rift_auth_put(u8 *p, const void *val, size_t len)
+{
+	memcpy(p, val, len);
+	return p + len;
+}
+
+/**
+ * rift_auth_transcript() - the bytes a proof is computed over
+ * @role: whose proof
+ * @ids: what it binds; names must be NUL-terminated and valid
+ * @buf: destination
+ * @cap: bytes at @buf, at least %RIFT_AUTH_TRANSCRIPT_MAX is always enough
+ *
+ * A label naming the role comes first, so a proof of one role never
+ * passes for the other's (a server cannot be used as an oracle for the
+ * client's proof).  The role's own partner nonce follows its own, so each
+ * side's proof covers the nonce it did not choose.  Names are sent with
+ * their terminating NUL: "a" + "bc" and "ab" + "c" differ.
+ *
+ * Return: the transcript's length, -EINVAL for invalid names, -EMSGSIZE if
+ * @cap is too small.
+ */
+int rift_auth_transcript(enum rift_auth_role role, const struct rift_auth_ids *ids,
+			 u8 *buf, size_t cap)
+{
+	static const char clt_label[16] = "rift-v1-client";
+	static const char srv_label[16] = "rift-v1-server";
+	size_t sn = strnlen(ids->sess_name, RIFT_NAME_MAX + 1);
+	size_t hn = strnlen(ids->host_name, RIFT_NAME_MAX + 1);
+	__le32 gen = cpu_to_le32(ids->reconnect_gen);
+	u8 *p = buf;
+
+	if (role != RIFT_AUTH_CLIENT && role != RIFT_AUTH_SERVER)
+		return -EINVAL;
+	if (!rift_proto_name_valid(ids->sess_name, sn) ||
+	    (hn && !rift_proto_name_valid(ids->host_name, hn)))
+		return -EINVAL;
+	if (cap < RIFT_AUTH_TRANSCRIPT_MAX)
+		return -EMSGSIZE;
+	if (role == RIFT_AUTH_CLIENT) {
+		p = rift_auth_put(p, clt_label, sizeof(clt_label));
+		p = rift_auth_put(p, ids->clt_nonce, RIFT_AUTH_NONCE_LEN);
+		p = rift_auth_put(p, ids->srv_nonce, RIFT_AUTH_NONCE_LEN);
+	} else {
+		p = rift_auth_put(p, srv_label, sizeof(srv_label));
+		p = rift_auth_put(p, ids->srv_nonce, RIFT_AUTH_NONCE_LEN);
+		p = rift_auth_put(p, ids->clt_nonce, RIFT_AUTH_NONCE_LEN);
+	}
+	p = rift_auth_put(p, ids->sess_uuid, RIFT_UUID_LEN);
+	p = rift_auth_put(p, ids->path_uuid, RIFT_UUID_LEN);
+	p = rift_auth_put(p, &gen, sizeof(gen));
+	p = rift_auth_put(p, ids->host_uuid, RIFT_UUID_LEN);
+	p = rift_auth_put(p, ids->sess_name, sn + 1);
+	p = rift_auth_put(p, ids->host_name, hn + 1);
+	return p - buf;
+}
+EXPORT_SYMBOL_GPL(rift_auth_transcript);
+
+static int rift_hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/**
+ * rift_auth_parse_secret() - a secret as an administrator writes it
+ * @hex: hexadecimal digits, optionally followed by one newline
+ * @len: bytes at @hex
+ * @key: destination, %RIFT_AUTH_SECRET_MAX bytes
+ *
+ * Return: the secret's length in bytes (%RIFT_AUTH_SECRET_MIN..
+ * %RIFT_AUTH_SECRET_MAX), or -EINVAL for anything else (odd length, a
+ * non-hex character, too short or too long).
+ */
+int rift_auth_parse_secret(const char *hex, size_t len, u8 *key)
+{
+	size_t i;
+	int hi, lo;
+
+	if (len && hex[len - 1] == '\n')
+		len--;
+	if (len % 2 || len / 2 < RIFT_AUTH_SECRET_MIN || len / 2 > RIFT_AUTH_SECRET_MAX)
+		return -EINVAL;
+	for (i = 0; i < len / 2; i++) {
+		hi = rift_hex_nibble(hex[2 * i]);
+		lo = rift_hex_nibble(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0) {
+			memset(key, 0, RIFT_AUTH_SECRET_MAX);
+			return -EINVAL;
+		}
+		key[i] = (u8)(hi << 4 | lo);
+	}
+	return len / 2;
+}
+EXPORT_SYMBOL_GPL(rift_auth_parse_secret);

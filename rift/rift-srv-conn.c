@@ -12,6 +12,7 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/random.h>
 #include <rdma/ib_cm.h>
 
 #include "rift-srv.h"
@@ -454,6 +455,8 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	path->state = RIFT_SRV_PATH_CONNECTING;
 	memcpy(path->uuid, req->path_uuid, RIFT_UUID_LEN);
 	path->reconnect_gen = req->reconnect_gen;
+	/* Fresh per instance: a proof made for one is worthless on another. */
+	get_random_bytes(path->auth_nonce, sizeof(path->auth_nonce));
 	path->version = version;
 	path->con_cnt = req->con_cnt;
 	path->queue_depth = min_t(u32, sess->queue_depth, req->queue_depth);
@@ -614,11 +617,13 @@ static int rift_srv_con_accept(struct rift_srv_con *con, struct rdma_cm_id *cm_i
 		.queue_depth	= path->queue_depth,
 		.max_io_size	= sess->max_io_size,
 		.chunk_size	= sess->chunk_size,
+		.has_nonce	= true,
 	};
 	u8 buf[sizeof(struct rift_wire_con_rsp)];
 	struct rdma_conn_param param = {};
 	int len;
 
+	memcpy(rsp.auth_nonce, path->auth_nonce, sizeof(rsp.auth_nonce));
 	len = rift_proto_con_rsp_encode(&rsp, buf, sizeof(buf));
 	if (len < 0)
 		return len;
@@ -741,9 +746,12 @@ static u32 rift_srv_sess_nr_paths(struct rift_srv_sess *sess)
 }
 
 /*
- * Find the path instance this connection belongs to, or make one.  The
- * instance with the highest generation for the path UUID is the current
- * one; a higher generation replaces it (the client reconnected).
+ * Find the path instance this connection belongs to, or make one.  A
+ * connection joins the instance of its path UUID and generation; any other
+ * generation starts an instance of its own, which replaces the current one
+ * only once it is admitted (rift_srv_path_admit()).  Only admitted
+ * instances can make a generation stale: a host that is not admitted
+ * cannot close a path or lock it out by sending a high generation.
  */
 static struct rift_srv_path *rift_srv_path_pick(struct rift_srv_sess *sess,
 						struct rdma_cm_id *cm_id,
@@ -751,7 +759,7 @@ static struct rift_srv_path *rift_srv_path_pick(struct rift_srv_sess *sess,
 						u16 version, bool new_sess,
 						struct rift_srv_verdict *v)
 {
-	struct rift_srv_path *p, *cur = NULL;
+	struct rift_srv_path *p, *cur = NULL, *same = NULL;
 	struct rift_srv_path *path;
 
 	lockdep_assert_held(&sess->lock);
@@ -760,19 +768,24 @@ static struct rift_srv_path *rift_srv_path_pick(struct rift_srv_sess *sess,
 				rift_srv_sess_label(sess));
 		return NULL;
 	}
-	list_for_each_entry(p, &sess->paths, entry)
-		if (!memcmp(p->uuid, req->path_uuid, RIFT_UUID_LEN) &&
-		    (!cur || p->reconnect_gen >= cur->reconnect_gen))
+	list_for_each_entry(p, &sess->paths, entry) {
+		if (memcmp(p->uuid, req->path_uuid, RIFT_UUID_LEN))
+			continue;
+		if (p->reconnect_gen == req->reconnect_gen)
+			same = p;
+		if (p->admitted && (!cur || p->reconnect_gen > cur->reconnect_gen))
 			cur = p;
+	}
 
-	if (cur && req->reconnect_gen < cur->reconnect_gen) {
+	if (!same && cur && req->reconnect_gen < cur->reconnect_gen) {
 		rift_srv_refuse(v, RIFT_REJ_STALE_GEN, "generation %u, path is at %u",
 				req->reconnect_gen, cur->reconnect_gen);
 		return NULL;
 	}
-	if (cur && req->reconnect_gen == cur->reconnect_gen) {
+	if (same) {
 		struct rift_srv_con *con;
 
+		cur = same;
 		if (READ_ONCE(cur->state) >= RIFT_SRV_PATH_CLOSING) {
 			rift_srv_refuse(v, RIFT_REJ_STALE_GEN,
 					"generation %u is being closed",
@@ -828,9 +841,6 @@ static struct rift_srv_path *rift_srv_path_pick(struct rift_srv_sess *sess,
 				rift_srv_pending_from(sess->ctx, cm_id));
 		return NULL;
 	}
-	if (cur)
-		rift_srv_path_fail(cur, "replaced by reconnect generation %u",
-				   req->reconnect_gen);
 	path = rift_srv_path_create(sess, cm_id, req, version, new_sess);
 	if (IS_ERR(path)) {
 		rift_srv_refuse(v, RIFT_REJ_NO_RESOURCES, "cannot allocate a path");

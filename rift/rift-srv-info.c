@@ -147,9 +147,11 @@ static int rift_srv_sess_set_name(struct rift_srv_sess *sess,
 	}
 	strscpy(sess->name, name, sizeof(sess->name));
 	strscpy(sess->host_name, req->host_name, sizeof(sess->host_name));
+	memcpy(sess->host_uuid, req->host_uuid, sizeof(sess->host_uuid));
 	err = rift_srv_sess_sysfs_add(sess);
 	if (err) {
 		memset(sess->name, 0, sizeof(sess->name));
+		memset(sess->host_name, 0, sizeof(sess->host_name));
 		return err;
 	}
 	/* Publish the name only after its bytes: readers take no lock. */
@@ -167,8 +169,8 @@ static size_t rift_srv_info_rsp_size(u32 qd)
 	size_t runs = DIV_ROUND_UP(qd, RIFT_INFO_CHUNKS_PER_TLV);
 	size_t size;
 
-	/* Host name plus six scalars, each no larger than a name TLV. */
-	size = sizeof(struct rift_wire_info_hdr) + 7 * tlv +
+	/* Host name, six scalars and a proof, each no larger than a name TLV. */
+	size = sizeof(struct rift_wire_info_hdr) + 8 * tlv +
 	       runs * ALIGN(sizeof(struct rift_wire_tlv) +
 			    sizeof(struct rift_wire_chunk_tlv), RIFT_INFO_ALIGN) +
 	       (size_t)qd * sizeof(struct rift_wire_rbuf);
@@ -220,7 +222,7 @@ static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
 }
 
 static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
-				       const struct rift_info *req,
+				       const struct rift_info *req, const u8 *proof,
 				       struct ib_reg_wr *wrs, struct rift_rbuf *table)
 {
 	struct rift_srv_sess *sess = path->sess;
@@ -245,6 +247,10 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 	strscpy(rsp.host_name, utsname()->nodename, sizeof(rsp.host_name));
 	if (!rift_proto_name_valid(rsp.host_name, strlen(rsp.host_name)))
 		rsp.host_name[0] = '\0';
+	if (proof) {
+		memcpy(rsp.auth_proof, proof, sizeof(rsp.auth_proof));
+		rsp.present |= BIT(RIFT_TLV_AUTH_PROOF);
+	}
 	tx = rift_iu_alloc(path->ib_dev, rift_srv_info_rsp_size(path->queue_depth),
 			   DMA_TO_DEVICE, rift_srv_info_tx_done);
 	if (!tx)
@@ -267,9 +273,135 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 	return rift_post_send(&path->cons[0].c, tx, len, &wrs[0].wr, true);
 }
 
+/*
+ * Admission, step one, before anything is allocated: the host must be
+ * listed (or allow_any_host set) and, if its entry has a secret, prove it
+ * over this instance's nonce.  Fills @proof with the server's own proof
+ * when the host has a secret and the client sent a nonce.
+ *
+ * Return: 0 if the host may go on, else the positive errno the path was
+ * refused with.
+ */
+static int rift_srv_path_authenticate(struct rift_srv_path *path,
+				      const struct rift_info *req, u8 *proof,
+				      bool *proved)
+{
+	struct rift_srv_sess *sess = path->sess;
+	const char *host = req->host_name[0] ? req->host_name : "(unnamed)";
+	struct rift_auth_ids ids = {
+		.srv_nonce	= path->auth_nonce,
+		.clt_nonce	= req->auth_nonce,
+		.sess_uuid	= sess->uuid,
+		.path_uuid	= path->uuid,
+		.reconnect_gen	= path->reconnect_gen,
+		.sess_name	= req->sess_name,
+		.host_name	= req->host_name,
+		.host_uuid	= req->host_uuid,
+	};
+	struct rift_srv_auth *auth;
+	int err;
+
+	*proved = false;
+	auth = kzalloc(sizeof(*auth), GFP_KERNEL);
+	if (!auth) {
+		rift_srv_path_refuse(path, ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = rift_srv_host_admit(req->host_name, auth);
+	if (err) {
+		rift_srv_path_refuse(path, EACCES, "host %s is not allowed", host);
+		err = -EACCES;
+		goto out;
+	}
+	if (!auth->keylen)
+		goto out;
+	if (!(req->present & BIT(RIFT_TLV_AUTH_PROOF))) {
+		rift_srv_path_refuse(path, ENOKEY,
+				     "host %s must authenticate and sent no proof", host);
+		err = -ENOKEY;
+		goto out;
+	}
+	err = -EKEYREJECTED;
+	if (req->present & BIT(RIFT_TLV_AUTH_NONCE))
+		err = rift_auth_check(auth->key, auth->keylen, RIFT_AUTH_CLIENT, &ids,
+				      req->auth_proof);
+	if (err) {
+		rift_srv_path_refuse(path, -err, "host %s failed authentication%s",
+				     host, err == -EKEYREJECTED ? "" : " (cannot compute)");
+		goto out;
+	}
+	/* The client's nonce is what makes our proof fresh for it. */
+	err = rift_auth_proof(auth->skey, auth->skeylen, RIFT_AUTH_SERVER, &ids, proof);
+	if (err) {
+		rift_srv_path_refuse(path, -err, "cannot compute the server's proof: %d", err);
+		goto out;
+	}
+	*proved = true;
+out:
+	kfree_sensitive(auth);
+	return err;
+}
+
+/*
+ * Admission, step two, under the session's lock: a session belongs to the
+ * host that created it, and an admitted instance replaces the older ones
+ * of its path (only now: an instance that is not admitted must not be able
+ * to close the path it names).
+ *
+ * Return: 0, or the negative errno the path was refused with.
+ */
+static int rift_srv_path_bind(struct rift_srv_path *path, const struct rift_info *req,
+			      bool proved)
+{
+	struct rift_srv_sess *sess = path->sess;
+	struct rift_srv_path *p;
+
+	lockdep_assert_held(&sess->lock);
+	if (sess->named && (strcmp(sess->host_name, req->host_name) ||
+			    memcmp(sess->host_uuid, req->host_uuid, RIFT_UUID_LEN))) {
+		rift_srv_path_refuse(path, EPERM,
+				     "session belongs to host %s, not to %s",
+				     sess->host_name[0] ? sess->host_name : "(unnamed)",
+				     req->host_name[0] ? req->host_name : "(unnamed)");
+		return -EPERM;
+	}
+	if (sess->named && sess->authenticated && !proved) {
+		rift_srv_path_refuse(path, ENOKEY,
+				     "session was authenticated and this path is not");
+		return -ENOKEY;
+	}
+	list_for_each_entry(p, &sess->paths, entry) {
+		if (p != path && p->admitted && !memcmp(p->uuid, path->uuid, RIFT_UUID_LEN) &&
+		    p->reconnect_gen > path->reconnect_gen) {
+			rift_srv_path_refuse(path, ESTALE,
+					     "generation %u is older than the admitted %u",
+					     path->reconnect_gen, p->reconnect_gen);
+			return -ESTALE;
+		}
+	}
+	path->admitted = true;
+	if (proved)
+		sess->authenticated = true;
+	list_for_each_entry(p, &sess->paths, entry) {
+		if (p == path || memcmp(p->uuid, path->uuid, RIFT_UUID_LEN) ||
+		    p->reconnect_gen > path->reconnect_gen)
+			continue;
+		/*
+		 * Its close work waits behind us on the ordered queue: take
+		 * its name out of sysfs now, or ours would clash with it.
+		 */
+		rift_srv_path_sysfs_del(p);
+		rift_srv_path_fail(p, "replaced by reconnect generation %u",
+				   path->reconnect_gen);
+	}
+	return 0;
+}
+
 static int rift_srv_path_info_connect(struct rift_srv_path *path,
 				      const struct rift_info *req)
 {
+	u8 proof[RIFT_AUTH_PROOF_LEN];
+	bool proved;
 	struct rift_srv_sess *sess = path->sess;
 	struct rift_srv_ctx *ctx = sess->ctx;
 	struct rift_rbuf *table;
@@ -285,6 +417,8 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	if (req->hb_interval_ms)
 		path->hb_interval_ms = req->hb_interval_ms;
 
+	if (rift_srv_path_authenticate(path, req, proof, &proved))
+		return 0;
 	mutex_lock(&sess->lock);
 	if (sess->state >= RIFT_SRV_SESS_CLOSING) {
 		mutex_unlock(&sess->lock);
@@ -306,6 +440,10 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		rift_srv_sess_close(sess, path, "cannot register the session");
 		rift_srv_path_refuse(path, -err, "cannot register session %s: %d",
 				     req->sess_name, err);
+		return 0;
+	}
+	if (rift_srv_path_bind(path, req, proved)) {
+		mutex_unlock(&sess->lock);
 		return 0;
 	}
 	err = rift_srv_path_sysfs_add(path);
@@ -382,7 +520,8 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		rift_srv_sess_change_state(sess, RIFT_SRV_SESS_CONNECTED);
 		mutex_unlock(&sess->lock);
 	}
-	err = rift_srv_path_send_info_rsp(path, req, wrs, table);
+	err = rift_srv_path_send_info_rsp(path, req, proved && (req->present &
+					  BIT(RIFT_TLV_AUTH_NONCE)) ? proof : NULL, wrs, table);
 	if (!err)
 		pr_info("session %s: path %s connected on %s port %u, %u connections\n",
 			sess->name, path->name, dev_name(&path->ib_dev->dev),

@@ -538,6 +538,9 @@ static int __init rift_srv_init(void)
 	err = sysfs_create_group(rift_srv_kobj, &rift_srv_global_group);
 	if (err)
 		goto err_kobj;
+	err = rift_srv_hosts_init(rift_srv_kobj);
+	if (err)
+		goto err_kobj;
 	return 0;
 
 err_kobj:
@@ -556,6 +559,7 @@ static void __exit rift_srv_exit(void)
 	destroy_workqueue(rift_srv_hb_wq);
 	/* Runs the last path frees, which drop the last session references. */
 	destroy_workqueue(rift_srv_wq);
+	rift_srv_hosts_exit(rift_srv_kobj);
 	kobject_put(rift_srv_kobj);
 	class_unregister(&rift_srv_class);
 }

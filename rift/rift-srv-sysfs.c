@@ -79,6 +79,39 @@ static ssize_t writes_refused_show(struct device *dev,
 
 static DEVICE_ATTR_RO(writes_refused);
 
+/* Fixed before the directory exists, like the name. */
+static ssize_t host_name_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_sess(dev)->host_name);
+}
+
+static DEVICE_ATTR_RO(host_name);
+
+static ssize_t host_uuid_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", to_sess(dev)->host_uuid);
+}
+
+static DEVICE_ATTR_RO(host_uuid);
+
+static ssize_t uuid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", to_sess(dev)->uuid);
+}
+
+static DEVICE_ATTR_RO(uuid);
+
+static ssize_t authenticated_show(struct device *dev, struct device_attribute *attr,
+				  char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(to_sess(dev)->authenticated));
+}
+
+static DEVICE_ATTR_RO(authenticated);
+
 static struct attribute *rift_srv_sess_attrs[] = {
 	&dev_attr_state.attr,
 	&dev_attr_port.attr,
@@ -87,6 +120,10 @@ static struct attribute *rift_srv_sess_attrs[] = {
 	&dev_attr_max_io_size.attr,
 	&dev_attr_pinned_bytes.attr,
 	&dev_attr_writes_refused.attr,
+	&dev_attr_host_name.attr,
+	&dev_attr_host_uuid.attr,
+	&dev_attr_uuid.attr,
+	&dev_attr_authenticated.attr,
 	NULL,
 };
 

@@ -186,6 +186,9 @@ struct rift_srv_op {
  * @label: @name once known, else @uuid_str; for log lines
  * @uuid_str: @uuid as text
  * @name: session name from the first INFO_REQ
+ * @host_name: the host the session belongs to (first INFO_REQ)
+ * @host_uuid: that host's UUID (zero if it sent none)
+ * @authenticated: a path proved the host's secret; every later one must
  * @named: @name is set (and never changes again)
  * @state: see enum rift_srv_sess_state; guarded by @lock
  * @lock: guards @paths, @state, @name, @ulp_up, @ops_killed
@@ -214,6 +217,7 @@ struct rift_srv_sess {
 	char			name[RIFT_NAME_MAX + 1];
 	char			host_name[RIFT_NAME_MAX + 1];
 	u8			host_uuid[RIFT_UUID_LEN];
+	bool			authenticated;
 	bool			named;
 	enum rift_srv_sess_state state;
 	struct mutex		lock;	/* paths, state, name */
@@ -299,6 +303,9 @@ struct rift_srv_stats {
  * @info_rcvd: INFO_REQ arrived
  * @info_len: its length
  * @refused: the INFO_RSP refuses the path; close once it is sent
+ * @admitted: the host passed admission (and authentication) on this
+ *	instance; only admitted instances replace or outrank others
+ * @auth_nonce: the server's nonce of this instance, sent in every CON_RSP
  * @in_sysfs: @kobj was added (changed by the ordered workqueue only)
  * @src: client address
  * @dst: server address
@@ -359,6 +366,8 @@ struct rift_srv_path {
 	bool				info_rcvd;
 	u32				info_len;
 	bool				refused;
+	bool				admitted;
+	u8				auth_nonce[RIFT_AUTH_NONCE_LEN];
 	bool				in_sysfs;
 	struct sockaddr_storage		src;
 	struct sockaddr_storage		dst;
@@ -397,6 +406,25 @@ struct rift_srv_path {
 	unsigned long			hb_due;
 	atomic_t			rx_seen;
 };
+
+/**
+ * struct rift_srv_auth - what a host must prove, copied out of its entry
+ * @key: the secret the host proves
+ * @keylen: bytes of @key (0: no authentication)
+ * @skey: the secret the server proves
+ * @skeylen: bytes of @skey
+ */
+struct rift_srv_auth {
+	u8	key[RIFT_AUTH_SECRET_MAX];
+	u8	keylen;
+	u8	skey[RIFT_AUTH_SECRET_MAX];
+	u8	skeylen;
+};
+
+/* rift-srv-hosts.c */
+int rift_srv_host_admit(const char *name, struct rift_srv_auth *auth);
+int rift_srv_hosts_init(struct kobject *parent);
+void rift_srv_hosts_exit(struct kobject *parent);
 
 /* rift-srv-main.c */
 extern struct class rift_srv_class;

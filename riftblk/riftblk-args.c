@@ -9,7 +9,7 @@
  *   sep     := one or more of ' ', '\t', '\n'
  *   token   := key '=' value
  *   key     := sessname | path | device_path | access_mode | port |
- *              nr_poll_queues
+ *              nr_poll_queues | secret | server_secret
  *
  * sessname, device_path and at least one path are required; path may
  * repeat up to RIFTBLK_MAX_PATHS times, every other key at most once.
@@ -33,6 +33,8 @@ enum riftblk_key {
 	RIFTBLK_KEY_ACCESS_MODE,
 	RIFTBLK_KEY_PORT,
 	RIFTBLK_KEY_NR_POLL_QUEUES,
+	RIFTBLK_KEY_SECRET,
+	RIFTBLK_KEY_SERVER_SECRET,
 	RIFTBLK_KEY_NR,
 };
 
@@ -43,6 +45,8 @@ static const char *const riftblk_keys[RIFTBLK_KEY_NR] = {
 	[RIFTBLK_KEY_ACCESS_MODE]	= "access_mode",
 	[RIFTBLK_KEY_PORT]		= "port",
 	[RIFTBLK_KEY_NR_POLL_QUEUES]	= "nr_poll_queues",
+	[RIFTBLK_KEY_SECRET]		= "secret",
+	[RIFTBLK_KEY_SERVER_SECRET]	= "server_secret",
 };
 
 static bool riftblk_is_sep(char c)
@@ -143,6 +147,21 @@ static int riftblk_set(struct riftblk_map_args *a, enum riftblk_key key,
 					    v, vlen);
 		a->nr_poll_queues = n;
 		return 0;
+	case RIFTBLK_KEY_SECRET:
+		/* The error names the key, never the value: it is logged. */
+		m = rift_auth_parse_secret(v, vlen, a->secret);
+		if (m < 0)
+			return riftblk_fail(perr, "a secret is 16..64 bytes in hexadecimal",
+					    "secret", 6);
+		a->secret_len = m;
+		return 0;
+	case RIFTBLK_KEY_SERVER_SECRET:
+		m = rift_auth_parse_secret(v, vlen, a->server_secret);
+		if (m < 0)
+			return riftblk_fail(perr, "a secret is 16..64 bytes in hexadecimal",
+					    "server_secret", 13);
+		a->server_secret_len = m;
+		return 0;
 	default:
 		return riftblk_fail(perr, "unknown key", v, vlen);
 	}
@@ -212,5 +231,7 @@ int riftblk_parse_map_args(const char *buf, size_t len,
 		return riftblk_fail(perr, "missing key", "path", 4);
 	if (!(seen & (1U << RIFTBLK_KEY_DEVICE_PATH)))
 		return riftblk_fail(perr, "missing key", "device_path", 11);
+	if (args->server_secret_len && !args->secret_len)
+		return riftblk_fail(perr, "server_secret needs secret", "server_secret", 13);
 	return 0;
 }

@@ -128,6 +128,14 @@ static struct riftblk_clt_sess *riftblk_clt_sess_open(const struct riftblk_map_a
 	oa.port = args->port;
 	oa.nr_poll_cons = args->nr_poll_queues;
 	oa.ops = &sess->ops;
+	if (args->secret_len) {
+		oa.secret = args->secret;
+		oa.secret_len = args->secret_len;
+	}
+	if (args->server_secret_len) {
+		oa.server_secret = args->server_secret;
+		oa.server_secret_len = args->server_secret_len;
+	}
 	sess->rsess = rift_clt_open(&oa);
 	if (IS_ERR(sess->rsess)) {
 		err = PTR_ERR(sess->rsess);
@@ -165,6 +173,12 @@ static struct riftblk_clt_sess *riftblk_clt_sess_get(const struct riftblk_map_ar
 			pr_err("map_device: nr_poll_queues=%u: session %s has %u poll connections (set by the map that opened it); unmap its devices to open it again with more\n",
 			       args->nr_poll_queues, sess->name, sess->nr_poll_cons);
 			return ERR_PTR(-EINVAL);
+		}
+		/* Secrets are proved per path: they belong to the session. */
+		if (args->secret_len || args->server_secret_len) {
+			pr_err("map_device: session %s is open already, with the secrets of the map that opened it; give none\n",
+			       sess->name);
+			return ERR_PTR(-EBUSY);
 		}
 		/* The session's own paths and port serve every device on it. */
 		sess->refs++;
@@ -226,7 +240,8 @@ static int riftblk_clt_map(const char *buf, size_t count)
 	if (err)
 		riftblk_clt_sess_put(sess);
 out:
-	kfree(args);
+	/* It may hold secrets. */
+	kfree_sensitive(args);
 	return err;
 }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
-# rift-timeout: 240
+# rift-timeout: 300
 #
 # A hostile client against the kernel server.  tools/peer/rift-peer speaks
 # the wire protocol from user space (librdmacm) and breaks it on purpose:
@@ -24,10 +24,17 @@ mapfile -t cases < <("$peer" -l 2>/dev/null)
 [ ${#cases[@]} -gt 0 ] || ktap_skip_all "tools/peer/rift-peer does not run here"
 
 ktap_header
-ktap_plan $((${#cases[@]} + 10))
+ktap_plan $((${#cases[@]} + 11))
 
 ktap_check "rxe link" rift_rxe_pairs 1
 ktap_check "modules and test ULP load" rift_transport_up
+# The peer's host names (tools/peer/peer-lib.h): two allow-listed without a
+# secret, one with a secret the peer does not know; rift-peer-unknown is
+# not listed.
+ktap_check "the peer's hosts are allow-listed" \
+	eval "rift_srv_allow_host rift-peer && rift_srv_allow_host rift-peer-other &&
+	      rift_srv_allow_host rift-peer-auth &&
+	      echo 000102030405060708090a0b0c0d0e0f > $RIFT_SRV_KOBJ/hosts/rift-peer-auth/secret"
 defer sh -c "echo $S > $RIFT_TEST_DBG/close"
 
 out=$(mktemp)

@@ -53,7 +53,7 @@ ktap_check "the client's paths leave connected" \
 sleep 3
 ktap_info "while the server is gone: state $(cat "$state"), waiting requests $(cat $CS/pending), null_blk still there: $(test -b /dev/$NB && echo yes)"
 ktap_check "load rift_server and riftblk_server again" \
-	eval "rift_insmod rift/rift-server && rift_insmod riftblk/riftblk-server"
+	eval "rift_srv_load && rift_insmod riftblk/riftblk-server"
 ktap_check "both paths reconnect to the new server" rift_wait_until 60 riftblk_all_connected $S
 ktap_check "the device is opened again on the new server" \
 	rift_wait_until 60 eval "[ -e $RIFTBLK_SRV_SYSFS/$NB/sessions/$S/dev_id ] &&

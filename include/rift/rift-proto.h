@@ -35,6 +35,16 @@
 #define RIFT_CON_PRIV_MAX		56
 #define RIFT_UUID_LEN			16
 
+/*
+ * Host authentication (see "Authentication" in the specification): each
+ * side contributes a random nonce, proofs are HMAC-SHA256 over a
+ * transcript both ends build from what they exchanged.
+ */
+#define RIFT_AUTH_NONCE_LEN		32
+#define RIFT_AUTH_PROOF_LEN		32
+#define RIFT_AUTH_SECRET_MIN		16
+#define RIFT_AUTH_SECRET_MAX		64
+
 /* Sizing limits; see "Limits" in the specification. */
 #define RIFT_MAX_CONS			256
 #define RIFT_MAX_QUEUE_DEPTH		4096
@@ -196,6 +206,11 @@ enum rift_info_type {
  * @RIFT_TLV_QUEUE_DEPTH: le32 number of server chunks (INFO_RSP)
  * @RIFT_TLV_CHUNK_SIZE: le32 size of every server chunk (INFO_RSP)
  * @RIFT_TLV_CHUNK_TABLE: a run of chunk descriptors (INFO_RSP, repeatable)
+ * @RIFT_TLV_HOST_UUID: the client host's 16-byte UUID (INFO_REQ, optional)
+ * @RIFT_TLV_AUTH_NONCE: the client's %RIFT_AUTH_NONCE_LEN-byte nonce
+ *	(INFO_REQ, optional; the server then proves its secret if it has one)
+ * @RIFT_TLV_AUTH_PROOF: %RIFT_AUTH_PROOF_LEN-byte HMAC proof: the client's
+ *	in INFO_REQ, the server's in INFO_RSP
  * @RIFT_TLV_NR: first unassigned type
  */
 enum rift_tlv_type {
@@ -209,6 +224,9 @@ enum rift_tlv_type {
 	RIFT_TLV_QUEUE_DEPTH	= 8,
 	RIFT_TLV_CHUNK_SIZE	= 9,
 	RIFT_TLV_CHUNK_TABLE	= 10,
+	RIFT_TLV_HOST_UUID	= 11,
+	RIFT_TLV_AUTH_NONCE	= 12,
+	RIFT_TLV_AUTH_PROOF	= 13,
 	RIFT_TLV_NR,
 };
 
@@ -271,6 +289,10 @@ static_assert(sizeof(struct rift_wire_con_req) <= RIFT_CON_PRIV_MAX);
  * @max_io_size: largest data_len of a single request
  * @chunk_size: bytes in each server chunk
  * @reserved: zero when sent, ignored when received
+ * @auth_nonce: the server's nonce for this path instance, the same in the
+ *	CON_RSP of every connection of it; a client proves its secret over it
+ *	in INFO_REQ.  Absent from the 32-byte CON_RSP of servers that predate
+ *	authentication (%RIFT_CON_RSP_V1_LEN)
  */
 struct rift_wire_con_rsp {
 	__le32	magic;
@@ -281,9 +303,14 @@ struct rift_wire_con_rsp {
 	__le32	max_io_size;
 	__le32	chunk_size;
 	u8	reserved[12];
+	u8	auth_nonce[RIFT_AUTH_NONCE_LEN];
 };
 
-static_assert(sizeof(struct rift_wire_con_rsp) == 32);
+static_assert(sizeof(struct rift_wire_con_rsp) == 64);
+/* The CON_RSP before the nonce; decoders accept it (no nonce then). */
+#define RIFT_CON_RSP_V1_LEN		32
+/* IB CM REP private data holds 196 bytes, all of them the consumer's. */
+static_assert(sizeof(struct rift_wire_con_rsp) <= 196);
 
 /**
  * struct rift_wire_reject - rdma_reject() private data
@@ -450,6 +477,8 @@ struct rift_con_req {
  * @queue_depth: granted chunks
  * @max_io_size: largest data_len of one request
  * @chunk_size: size of each chunk
+ * @has_nonce: @auth_nonce was present
+ * @auth_nonce: the server's nonce (zero when absent)
  */
 struct rift_con_rsp {
 	u16	version;
@@ -458,6 +487,8 @@ struct rift_con_rsp {
 	u16	queue_depth;
 	u32	max_io_size;
 	u32	chunk_size;
+	bool	has_nonce;
+	u8	auth_nonce[RIFT_AUTH_NONCE_LEN];
 };
 
 /**
@@ -552,6 +583,9 @@ struct rift_io_req {
  * @nr_skipped: unknown optional TLVs the parser skipped
  * @sess_name: NUL-terminated session name
  * @host_name: NUL-terminated host name, empty if absent
+ * @host_uuid: the client host's UUID (INFO_REQ; all-zero if absent)
+ * @auth_nonce: the client's nonce (INFO_REQ), valid if present
+ * @auth_proof: the sender's proof, valid if present
  * @feat_offered: offered feature bits (INFO_REQ)
  * @feat_accepted: accepted feature bits (INFO_RSP)
  * @hb_interval_ms: heartbeat interval, 0 if absent from an INFO_REQ
@@ -571,6 +605,9 @@ struct rift_info {
 	u32	nr_skipped;
 	char	sess_name[RIFT_NAME_MAX + 1];
 	char	host_name[RIFT_NAME_MAX + 1];
+	u8	host_uuid[RIFT_UUID_LEN];
+	u8	auth_nonce[RIFT_AUTH_NONCE_LEN];
+	u8	auth_proof[RIFT_AUTH_PROOF_LEN];
 	u64	feat_offered;
 	u64	feat_accepted;
 	u32	hb_interval_ms;
@@ -624,6 +661,47 @@ int rift_proto_io_desc_decode(const struct rift_io_limits *lim, const struct rif
 			      struct rift_rbuf *segs, u32 segs_cap);
 int rift_proto_rkey_encode(u16 chunk, u32 rkey, void *buf, size_t cap);
 int rift_proto_rkey_decode(const void *buf, size_t len, u16 chunk, u32 *rkey);
+
+/**
+ * enum rift_auth_role - whose proof a transcript is for
+ * @RIFT_AUTH_CLIENT: the client's, in INFO_REQ
+ * @RIFT_AUTH_SERVER: the server's, in INFO_RSP
+ */
+enum rift_auth_role {
+	RIFT_AUTH_CLIENT = 1,
+	RIFT_AUTH_SERVER = 2,
+};
+
+/**
+ * struct rift_auth_ids - what a proof binds
+ * @srv_nonce: the server's nonce (CON_RSP)
+ * @clt_nonce: the client's nonce (INFO_REQ)
+ * @sess_uuid: session UUID (CON_REQ)
+ * @path_uuid: path UUID (CON_REQ)
+ * @reconnect_gen: path instance generation (CON_REQ)
+ * @sess_name: session name (INFO_REQ)
+ * @host_name: client host name (INFO_REQ)
+ * @host_uuid: client host UUID (INFO_REQ)
+ */
+struct rift_auth_ids {
+	const u8	*srv_nonce;
+	const u8	*clt_nonce;
+	const u8	*sess_uuid;
+	const u8	*path_uuid;
+	u32		reconnect_gen;
+	const char	*sess_name;
+	const char	*host_name;
+	const u8	*host_uuid;
+};
+
+/* Upper bound of rift_auth_transcript()'s output. */
+#define RIFT_AUTH_TRANSCRIPT_MAX	(16 + 2 * RIFT_AUTH_NONCE_LEN + \
+					 3 * RIFT_UUID_LEN + 4 + \
+					 2 * (RIFT_NAME_MAX + 1))
+
+int rift_auth_transcript(enum rift_auth_role role, const struct rift_auth_ids *ids,
+			 u8 *buf, size_t cap);
+int rift_auth_parse_secret(const char *hex, size_t len, u8 *key);
 
 /* INFO messages. */
 int rift_info_start(struct rift_info_builder *b, void *buf, size_t cap, u16 type,

@@ -86,6 +86,12 @@ struct rift_clt_ops {
  *	rift_permit_set_poll() use them
  * @pdu_size: bytes of ULP private data attached to every permit
  * @ops: callbacks
+ * @secret: this host's secret for the server, %RIFT_AUTH_SECRET_MIN..
+ *	%RIFT_AUTH_SECRET_MAX bytes; every path proves it (NULL: none)
+ * @secret_len: bytes at @secret
+ * @server_secret: the secret the server must prove on every path before
+ *	the client uses it (mutual authentication; needs @secret)
+ * @server_secret_len: bytes at @server_secret
  */
 struct rift_clt_open_args {
 	const char			*sessname;
@@ -97,6 +103,10 @@ struct rift_clt_open_args {
 	u16				nr_poll_cons;
 	size_t				pdu_size;
 	const struct rift_clt_ops	*ops;
+	const u8			*secret;
+	size_t				secret_len;
+	const u8			*server_secret;
+	size_t				server_secret_len;
 };
 
 /**

@@ -22,6 +22,9 @@
  * @access_mode: enum riftblk_access_mode (default %RIFTBLK_ACCESS_RW)
  * @port: server port (default %RIFTBLK_DEFAULT_PORT)
  * @nr_poll_queues: poll queues asked for (default 0)
+ * @secret: this host's secret for the server, @secret_len bytes (0: none)
+ * @server_secret: the secret the server must prove, @server_secret_len
+ *	bytes (0: not required)
  */
 struct riftblk_map_args {
 	char		sessname[RIFT_NAME_MAX + 1];
@@ -31,6 +34,10 @@ struct riftblk_map_args {
 	u16		access_mode;
 	u16		port;
 	u32		nr_poll_queues;
+	u8		secret[RIFT_AUTH_SECRET_MAX];
+	u32		secret_len;
+	u8		server_secret[RIFT_AUTH_SECRET_MAX];
+	u32		server_secret_len;
 };
 
 /**

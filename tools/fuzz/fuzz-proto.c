@@ -88,6 +88,11 @@ static void fuzz_con_rsp(const u8 *data, size_t size)
 	FUZZ_ASSERT(rift_proto_con_rsp_encode(&rsp, out, 64) ==
 		    sizeof(struct rift_wire_con_rsp));
 	FUZZ_ASSERT(!rift_proto_con_rsp_decode(out, 64, &req, &rsp2));
+	/* The encoder always sends a nonce field: zeroes stand for none. */
+	if (!rsp.has_nonce) {
+		FUZZ_ASSERT(rsp2.has_nonce);
+		rsp2.has_nonce = false;
+	}
 	FUZZ_ASSERT(!memcmp(&rsp, &rsp2, sizeof(rsp)));
 }
 
@@ -152,6 +157,19 @@ static void fuzz_info(const u8 *data, size_t size)
 	FUZZ_ASSERT(info.chunk_size == info2.chunk_size);
 	FUZZ_ASSERT(info.nr_chunks == info2.nr_chunks);
 	FUZZ_ASSERT(!memcmp(chunks, chunks2, info.nr_chunks * sizeof(chunks[0])));
+	/* Identity and authentication values survive a round trip. */
+	if (info.type == RIFT_INFO_REQ) {
+		FUZZ_ASSERT(!memcmp(info.host_uuid, info2.host_uuid, RIFT_UUID_LEN));
+		FUZZ_ASSERT((info.present & BIT(RIFT_TLV_AUTH_NONCE)) ==
+			    (info2.present & BIT(RIFT_TLV_AUTH_NONCE)));
+		if (info.present & BIT(RIFT_TLV_AUTH_NONCE))
+			FUZZ_ASSERT(!memcmp(info.auth_nonce, info2.auth_nonce,
+					    RIFT_AUTH_NONCE_LEN));
+	}
+	FUZZ_ASSERT((info.present & BIT(RIFT_TLV_AUTH_PROOF)) ==
+		    (info2.present & BIT(RIFT_TLV_AUTH_PROOF)));
+	if (info.present & BIT(RIFT_TLV_AUTH_PROOF))
+		FUZZ_ASSERT(!memcmp(info.auth_proof, info2.auth_proof, RIFT_AUTH_PROOF_LEN));
 }
 
 static void fuzz_io_desc(const u8 *data, size_t size)

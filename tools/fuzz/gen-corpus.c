@@ -59,8 +59,11 @@ static void seed_con(void)
 	seed(FUZZ_CON_REQ, NULL, 0, buf, 92);	/* IB pads to the REQ size */
 
 	memset(buf, 0, 64);
+	rsp.has_nonce = true;
+	memset(rsp.auth_nonce, 0x5a, sizeof(rsp.auth_nonce));
 	must(rift_proto_con_rsp_encode(&rsp, buf, sizeof(buf)), "con_rsp");
-	seed(FUZZ_CON_RSP, NULL, 0, buf, 32);
+	seed(FUZZ_CON_RSP, NULL, 0, buf, 32);	/* as servers without a nonce send it */
+	seed(FUZZ_CON_RSP, NULL, 0, buf, 64);
 	rsp.status = RIFT_REJ_NO_RESOURCES;
 	must(rift_proto_con_rsp_encode(&rsp, buf, sizeof(buf)), "con_rsp refusal");
 	seed(FUZZ_CON_RSP, NULL, 0, buf, 32);
@@ -88,6 +91,14 @@ static void seed_info(void)
 	len = rift_info_encode(&info, buf, sizeof(buf));
 	must(len, "info_req");
 	seed(FUZZ_INFO, cap, 2, buf, len);
+	/* With a host UUID, a nonce and a proof. */
+	memset(info.host_uuid, 0x33, sizeof(info.host_uuid));
+	memset(info.auth_nonce, 0x44, sizeof(info.auth_nonce));
+	memset(info.auth_proof, 0x55, sizeof(info.auth_proof));
+	info.present = BIT(RIFT_TLV_AUTH_NONCE) | BIT(RIFT_TLV_AUTH_PROOF);
+	len = rift_info_encode(&info, buf, sizeof(buf));
+	must(len, "info_req auth");
+	seed(FUZZ_INFO, cap, 2, buf, len);
 
 	memset(&info, 0, sizeof(info));
 	info.type = RIFT_INFO_RSP;
@@ -108,6 +119,11 @@ static void seed_info(void)
 	}
 	len = rift_info_encode(&info, buf, sizeof(buf));
 	must(len, "info_rsp");
+	seed(FUZZ_INFO, cap, 2, buf, len);
+	memset(info.auth_proof, 0x66, sizeof(info.auth_proof));
+	info.present = BIT(RIFT_TLV_AUTH_PROOF);
+	len = rift_info_encode(&info, buf, sizeof(buf));
+	must(len, "info_rsp proof");
 	seed(FUZZ_INFO, cap, 2, buf, len);
 
 	memset(&info, 0, sizeof(info));

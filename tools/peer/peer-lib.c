@@ -47,7 +47,7 @@ void diag(const char *fmt, ...)
 #define EXPECT(cond, fmt, ...) \
 	((cond) ? true : (diag("FAIL: " fmt, ##__VA_ARGS__), false))
 
-static long long now_ms(void)
+long long now_ms(void)
 {
 	struct timespec ts;
 
@@ -76,7 +76,7 @@ void put_le64(u8 *p, u64 v)
 	memcpy(p, &w, sizeof(w));
 }
 
-static const char *outcome_str(enum peer_outcome o)
+const char *outcome_str(enum peer_outcome o)
 {
 	static const char * const s[] = {
 		[PEER_ESTABLISHED]	= "accepted",
@@ -158,6 +158,34 @@ static struct peer_conn *dial(const struct peer_target *t, const void *priv,
 	}
 	*o = peer_conn_connect(c, priv, len);
 	return c;
+}
+
+/*
+ * One CONNECT_REQUEST for connection 0 of @p, whatever the answer: the
+ * outcome, the connection in *@c (NULL if none was made; the caller frees
+ * it) and, for a refusal, the reject reason in *@reason (0 if none).
+ */
+enum peer_outcome path_try(struct path *p, struct peer_conn **c, u16 *reason)
+{
+	u8 buf[RIFT_CON_PRIV_MAX];
+	struct rift_reject rej;
+	enum peer_outcome o = PEER_ERROR;
+	const void *d;
+	size_t n;
+	int len;
+
+	*c = NULL;
+	*reason = 0;
+	len = con_req_encode(p, 0, buf);
+	if (len < 0)
+		return PEER_ERROR;
+	*c = dial(p->tgt, buf, len, &o);
+	if (*c && o == PEER_REJECTED) {
+		d = peer_conn_priv(*c, &n);
+		if (!rift_proto_reject_decode(d, n, &rej))
+			*reason = rej.reason;
+	}
+	return o;
 }
 
 /* What the last connection attempt on @c got, for a diagnostic. */
@@ -262,6 +290,16 @@ bool path_connect(struct path *p, u16 idx)
 
 int info_req_encode(const char *name, u16 version, u8 *buf, size_t cap)
 {
+	return info_req_encode_as(name, PEER_HOST, NULL, version, buf, cap);
+}
+
+/*
+ * INFO_REQ from host @host; with @proof, a nonce and that (made-up) proof
+ * too: the peer has no secret, so any proof it sends is a wrong one.
+ */
+int info_req_encode_as(const char *name, const char *host, const u8 *proof,
+		       u16 version, u8 *buf, size_t cap)
+{
 	struct rift_info req = {
 		.type		= RIFT_INFO_REQ,
 		.version	= version,
@@ -269,7 +307,12 @@ int info_req_encode(const char *name, u16 version, u8 *buf, size_t cap)
 	int len;
 
 	snprintf(req.sess_name, sizeof(req.sess_name), "%s", name);
-	snprintf(req.host_name, sizeof(req.host_name), "rift-peer");
+	snprintf(req.host_name, sizeof(req.host_name), "%s", host);
+	if (proof) {
+		memset(req.auth_nonce, 0x6e, sizeof(req.auth_nonce));
+		memcpy(req.auth_proof, proof, sizeof(req.auth_proof));
+		req.present = BIT(RIFT_TLV_AUTH_NONCE) | BIT(RIFT_TLV_AUTH_PROOF);
+	}
 	len = rift_info_encode(&req, buf, cap);
 	EXPECT(len > 0, "cannot encode INFO_REQ: %d", len);
 	return len;

@@ -98,7 +98,21 @@ bool path_connect(struct path *p, u16 idx);
 /* INFO exchange                                                       */
 /* ------------------------------------------------------------------ */
 
+/* The host name the peer's cases use, allow-listed by hostile_peer.sh. */
+#define PEER_HOST		"rift-peer"
+/* Allow-listed too, with a secret the peer does not know. */
+#define PEER_HOST_AUTH		"rift-peer-auth"
+/* Allow-listed, no secret: another host than PEER_HOST. */
+#define PEER_HOST_OTHER		"rift-peer-other"
+/* Not allow-listed. */
+#define PEER_HOST_UNKNOWN	"rift-peer-unknown"
+
 int info_req_encode(const char *name, u16 version, u8 *buf, size_t cap);
+enum peer_outcome path_try(struct path *p, struct peer_conn **c, u16 *reason);
+long long now_ms(void);
+const char *outcome_str(enum peer_outcome o);
+int info_req_encode_as(const char *name, const char *host, const u8 *proof,
+		       u16 version, u8 *buf, size_t cap);
 bool send_msg(struct peer_conn *c, const void *msg, size_t len);
 bool info_recv(struct path *p, struct peer_conn *c);
 bool path_info(struct path *p);

@@ -56,7 +56,47 @@ struct peer_case {
 	const char	*name;
 	bool		(*run)(const struct peer_case *tc);
 	int		arg;
+	bool		manual;
 };
+
+/* -F: CONNECT_REQUESTs the flood case sends. */
+static unsigned int flood_n = 1000;
+
+/* -V: a session of a kernel client the foreign_join cases attack. */
+static struct {
+	bool	set;
+	u8	uuid[RIFT_UUID_LEN];
+	char	name[RIFT_NAME_MAX + 1];
+	char	host[RIFT_NAME_MAX + 1];
+} victim;
+
+/* UUID:NAME:HOST, the UUID as /sys/class/rift-server/<s>/uuid shows it. */
+static bool victim_parse(const char *arg)
+{
+	const char *p = arg, *n, *h;
+	unsigned int v, i = 0;
+
+	while (i < RIFT_UUID_LEN && *p && *p != ':') {
+		if (*p == '-') {
+			p++;
+			continue;
+		}
+		if (sscanf(p, "%2x", &v) != 1)
+			return false;
+		victim.uuid[i++] = (u8)v;
+		p += 2;
+	}
+	n = strchr(p, ':');
+	h = n ? strchr(n + 1, ':') : NULL;
+	if (i != RIFT_UUID_LEN || !n || !h || h - n - 1 > RIFT_NAME_MAX ||
+	    strlen(h + 1) > RIFT_NAME_MAX)
+		return false;
+	memcpy(victim.name, n + 1, h - n - 1);
+	victim.name[h - n - 1] = '\0';
+	strcpy(victim.host, h + 1);
+	victim.set = true;
+	return true;
+}
 
 /* ------------------------------------------------------------------ */
 /* Cases: CON_REQ                                                      */
@@ -203,10 +243,6 @@ static bool case_con_second(const struct peer_case *tc)
 		q.req.con_cnt = 3;
 		reason = RIFT_REJ_BAD_CON_INDEX;
 		break;
-	case CON_STALE_GEN:
-		q.req.reconnect_gen = p.req.reconnect_gen - 1;
-		reason = RIFT_REJ_STALE_GEN;
-		break;
 	case CON_QD_MISMATCH:
 		q.req.queue_depth = p.rsp.queue_depth > 1 ? p.rsp.queue_depth - 1 : 0;
 		reason = RIFT_REJ_MALFORMED;
@@ -220,9 +256,35 @@ out:
 }
 
 /*
+ * Only an admitted instance (INFO done) makes older generations stale:
+ * a connection of an older generation is then refused.
+ */
+static bool case_con_stale_gen(const struct peer_case *tc)
+{
+	struct rift_reject rej;
+	u8 buf[RIFT_CON_PRIV_MAX];
+	struct path p, q;
+	bool ok = false;
+	int len;
+
+	(void)tc;
+	if (!path_up(&p))
+		goto out;
+	q = p;
+	q.con[0] = NULL;
+	q.req.flags = RIFT_CON_F_JOIN;
+	q.req.reconnect_gen = p.req.reconnect_gen - 1;
+	len = con_req_encode(&q, 0, buf);
+	ok = len > 0 && expect_refusal(buf, len, RIFT_REJ_STALE_GEN, &rej);
+out:
+	path_down(&p);
+	return ok;
+}
+
+/*
  * A higher reconnect generation replaces the path instance the server
- * holds: it is accepted, the old instance is disconnected, and the new
- * one completes the path.
+ * holds: it is accepted, the old instance is disconnected once the new
+ * one is admitted, and the new one completes the path.
  */
 static bool case_con_newer_gen(const struct peer_case *tc)
 {
@@ -237,7 +299,7 @@ static bool case_con_newer_gen(const struct peer_case *tc)
 	ok = path_connect(&old, 0) && path_connect(&p, 0) &&
 	     EXPECT(!(p.rsp.flags & RIFT_CON_RSP_F_NEW_SESSION),
 		    "replacement claims a new session") &&
-	     expect_closed(old.con[0]) && path_info(&p) && hb_roundtrip(&p, p.con[0], 1);
+	     path_info(&p) && expect_closed(old.con[0]) && hb_roundtrip(&p, p.con[0], 1);
 	path_down(&old);
 	path_down(&p);
 	return ok;
@@ -269,7 +331,7 @@ static bool case_con_reconnect(const struct peer_case *tc)
 		ok = path_connect(&p, 0) &&
 		     EXPECT(!(p.rsp.flags & RIFT_CON_RSP_F_NEW_SESSION),
 			    "reconnect claims a new session") &&
-		     expect_closed(old.con[0]) && path_info(&p) &&
+		     path_info(&p) && expect_closed(old.con[0]) &&
 		     test_read(&p, p.con[0], 1, 0, sizeof(data), 1, &err, &back) &&
 		     expect_errno(err, 0, "read after the reconnect") &&
 		     EXPECT(!memcmp(back, data, sizeof(data)), "read back other data");
@@ -424,6 +486,9 @@ static bool case_info_size(const struct peer_case *tc)
 	if (!err)
 		err = rift_info_put(&b, RIFT_TLV_SESS_NAME | RIFT_TLV_CRITICAL, p.name,
 				    strlen(p.name));
+	/* An allow-listed host: the size is what is under test. */
+	if (!err)
+		err = rift_info_put(&b, RIFT_TLV_HOST_NAME, PEER_HOST, strlen(PEER_HOST));
 	while (!err && b.len < b.cap) {
 		room = b.cap - b.len;
 		vlen = (room < 0xfff8 ? room : 0xfff8) - sizeof(struct rift_wire_tlv);
@@ -553,6 +618,222 @@ static bool case_session_name(const struct peer_case *tc)
 out_a:
 	path_down(&a);
 	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases: admission and authentication                                 */
+/* ------------------------------------------------------------------ */
+
+static long long srv_pinned_bytes(void)
+{
+	long long v = -1;
+	FILE *f = fopen("/sys/kernel/rift_server/pinned_bytes", "r");
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+enum {
+	HOST_UNKNOWN,
+	HOST_AUTH_NO_PROOF,
+	HOST_AUTH_BAD_PROOF,
+};
+
+/*
+ * INFO_REQ of a host the server must refuse: one not on its list, or one
+ * with a secret that proves nothing or the wrong thing.  The refusal
+ * comes before any chunk memory is pinned.
+ */
+static bool case_host_refused(const struct peer_case *tc)
+{
+	static const u8 proof[RIFT_AUTH_PROOF_LEN] = { 0xba, 0xd0 };
+	const char *host = PEER_HOST_AUTH;
+	const u8 *pf = NULL;
+	long long before, after;
+	u8 buf[512];
+	struct path p;
+	bool ok = false;
+	int len, status = EACCES;
+
+	path_init(&p, 1, 1);
+	before = srv_pinned_bytes();
+	if (!EXPECT(before >= 0, "cannot read the server's pinned_bytes") ||
+	    !path_connect(&p, 0))
+		goto out;
+	switch (tc->arg) {
+	case HOST_UNKNOWN:
+		host = PEER_HOST_UNKNOWN;
+		break;
+	case HOST_AUTH_NO_PROOF:
+		status = ENOKEY;
+		break;
+	case HOST_AUTH_BAD_PROOF:
+		pf = proof;
+		status = EKEYREJECTED;
+		break;
+	}
+	len = info_req_encode_as(p.name, host, pf, p.rsp.version, buf, sizeof(buf));
+	if (len <= 0 || !expect_info_refusal(&p, buf, len, status))
+		goto out;
+	after = srv_pinned_bytes();
+	ok = EXPECT(after == before, "pinned bytes %lld before, %lld after the refusal",
+		    before, after);
+out:
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * Another allow-listed host joins a session it did not open, with the
+ * session's UUID and name: refused, and the session's path goes on.
+ */
+static bool case_join_other_host(const struct peer_case *tc)
+{
+	struct path v, a;
+	u8 buf[512];
+	bool ok = false;
+	int len;
+
+	(void)tc;
+	if (!path_up(&v))
+		goto out_v;
+	path_init_sibling(&a, &v, 1);
+	a.req.flags = RIFT_CON_F_JOIN;
+	if (!path_connect(&a, 0))
+		goto out;
+	len = info_req_encode_as(a.name, PEER_HOST_OTHER, NULL, a.rsp.version, buf,
+				 sizeof(buf));
+	ok = len > 0 && expect_info_refusal(&a, buf, len, EPERM) &&
+	     hb_roundtrip(&v, v.con[0], 3);
+out:
+	path_down(&a);
+out_v:
+	path_down(&v);
+	return ok;
+}
+
+/*
+ * A host that is not admitted names a live path with the highest
+ * generation there is.  The path must not be closed by that, the intruder
+ * is refused at INFO, and the path's own client still reconnects with its
+ * next generation (no lockout).
+ */
+static bool case_join_high_gen(const struct peer_case *tc)
+{
+	struct path v, a, r;
+	u8 buf[512];
+	bool ok = false;
+	int len;
+
+	(void)tc;
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	if (!path_up(&v))
+		goto out;
+	a = v;
+	a.con[0] = NULL;
+	a.con[1] = NULL;
+	memset(&a.rsp, 0, sizeof(a.rsp));
+	a.req.flags = RIFT_CON_F_JOIN;
+	a.req.reconnect_gen = 0xffffffffU;
+	if (!path_connect(&a, 0) ||
+	    !EXPECT(hb_roundtrip(&v, v.con[0], 4), "the path died of a CON_REQ alone"))
+		goto out;
+	len = info_req_encode_as(a.name, PEER_HOST_UNKNOWN, NULL, a.rsp.version, buf,
+				 sizeof(buf));
+	if (len <= 0 || !expect_info_refusal(&a, buf, len, EACCES) ||
+	    !hb_roundtrip(&v, v.con[0], 5))
+		goto out;
+	r = v;
+	r.con[0] = NULL;
+	r.con[1] = NULL;
+	memset(&r.rsp, 0, sizeof(r.rsp));
+	r.req.flags = RIFT_CON_F_JOIN;
+	r.req.reconnect_gen = v.req.reconnect_gen + 1;
+	ok = path_connect(&r, 0) && path_info(&r) && expect_closed(v.con[0]) &&
+	     hb_roundtrip(&r, r.con[0], 6);
+out:
+	path_down(&r);
+	path_down(&a);
+	path_down(&v);
+	return ok;
+}
+
+/*
+ * Join a kernel client's session (-V) claiming its host name, without the
+ * host's secret: refused for no proof, or for a wrong one.
+ */
+static bool case_foreign_join(const struct peer_case *tc)
+{
+	static const u8 proof[RIFT_AUTH_PROOF_LEN] = { 0xf0, 0x0d };
+	struct path a;
+	u8 buf[512];
+	bool ok = false;
+	int len;
+
+	if (!EXPECT(victim.set, "needs -V UUID:NAME:HOST"))
+		return false;
+	path_init(&a, 1, 1);
+	memcpy(a.req.sess_uuid, victim.uuid, RIFT_UUID_LEN);
+	strcpy(a.name, victim.name);
+	a.req.flags = RIFT_CON_F_JOIN;
+	if (!path_connect(&a, 0) ||
+	    !EXPECT(!(a.rsp.flags & RIFT_CON_RSP_F_NEW_SESSION),
+		    "the server knows no session %s", victim.name))
+		goto out;
+	len = info_req_encode_as(a.name, victim.host, tc->arg ? proof : NULL,
+				 a.rsp.version, buf, sizeof(buf));
+	ok = len > 0 && expect_info_refusal(&a, buf, len, tc->arg ? EKEYREJECTED : ENOKEY);
+out:
+	path_down(&a);
+	return ok;
+}
+
+/* Half-open connections the flood keeps at once; older ones are dropped. */
+#define FLOOD_WINDOW	64
+
+/*
+ * -F CONNECT_REQUESTs, each a new session with a random UUID, and every
+ * accepted one left half-open (no INFO_REQ) until the window pushes it
+ * out.  The server must answer every one, accepting or refusing with
+ * NO_RESOURCES, and nothing else; its caps must bite (some refusals).
+ */
+static bool case_flood(const struct peer_case *tc)
+{
+	struct peer_conn *ring[FLOOD_WINDOW] = { NULL };
+	unsigned int acc = 0, nores = 0, other = 0, i;
+	long long t0 = now_ms();
+	enum peer_outcome o;
+	struct peer_conn *c;
+	struct path p;
+	u16 reason;
+
+	(void)tc;
+	for (i = 0; i < flood_n; i++) {
+		path_init(&p, 1, 1);
+		o = path_try(&p, &c, &reason);
+		if (o == PEER_ESTABLISHED) {
+			peer_conn_free(ring[acc % FLOOD_WINDOW]);
+			ring[acc % FLOOD_WINDOW] = c;
+			acc++;
+			continue;
+		}
+		if (o == PEER_REJECTED && reason == RIFT_REJ_NO_RESOURCES)
+			nores++;
+		else if (other++ < 5)
+			diag("request %u: %s, reason %u", i, outcome_str(o), reason);
+		peer_conn_free(c);
+	}
+	for (i = 0; i < FLOOD_WINDOW; i++)
+		peer_conn_free(ring[i]);
+	diag("%u CONNECT_REQUESTs in %lld ms: %u accepted and left half-open, %u refused with NO_RESOURCES, %u other",
+	     flood_n, now_ms() - t0, acc, nores, other);
+	return EXPECT(!other, "%u answers were neither an accept nor NO_RESOURCES", other) &&
+	       EXPECT(nores, "no request was refused: the server's caps did not bite");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1026,6 +1307,8 @@ static bool case_silent_peer(const struct peer_case *tc)
 /* Table entries: a case, a variant of a shared case. */
 #define CASE(n, fn)		{ .name = n, .run = fn }
 #define VARIANT(n, fn, a)	{ .name = n, .run = fn, .arg = a }
+/* Run only when named: they need what an option gives them. */
+#define MANUAL(n, fn, a)	{ .name = n, .run = fn, .arg = a, .manual = true }
 
 static const struct peer_case cases[] = {
 	CASE("con_req_empty",			case_con_req_empty),
@@ -1041,11 +1324,19 @@ static const struct peer_case cases[] = {
 	CASE("con_req_join_unknown",		case_con_req_join_unknown),
 	VARIANT("con_duplicate",		case_con_second, CON_DUPLICATE),
 	VARIANT("con_cnt_mismatch",		case_con_second, CON_CNT_MISMATCH),
-	VARIANT("con_stale_gen",		case_con_second, CON_STALE_GEN),
+	CASE("con_stale_gen",			case_con_stale_gen),
 	VARIANT("con_queue_depth_mismatch",	case_con_second, CON_QD_MISMATCH),
 	CASE("con_newer_gen_replaces",		case_con_newer_gen),
 	CASE("con_newer_gen_on_live_path",	case_con_reconnect),
 	CASE("con_queue_depth_clamped",		case_con_qd_clamped),
+	VARIANT("host_unknown",			case_host_refused, HOST_UNKNOWN),
+	VARIANT("host_auth_no_proof",		case_host_refused, HOST_AUTH_NO_PROOF),
+	VARIANT("host_auth_bad_proof",		case_host_refused, HOST_AUTH_BAD_PROOF),
+	CASE("join_other_host",			case_join_other_host),
+	CASE("join_high_gen_no_lockout",	case_join_high_gen),
+	MANUAL("flood",				case_flood, 0),
+	MANUAL("foreign_join",			case_foreign_join, 0),
+	MANUAL("foreign_join_bad_proof",	case_foreign_join, 1),
 	CASE("msg_before_info",			case_msg_before_info),
 	VARIANT("info_garbage",			case_info_bad, INFO_GARBAGE),
 	VARIANT("info_critical_tlv",		case_info_bad, INFO_CRITICAL_TLV),
@@ -1102,7 +1393,7 @@ static void overrun(int sig)
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [CASE...]\n"
+		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [CASE...]\n"
 		"       rift-peer -l\n");
 	exit(2);
 }
@@ -1124,7 +1415,7 @@ int main(int argc, char **argv)
 	size_t n = 0, i;
 	bool ok;
 
-	while ((opt = getopt(argc, argv, "s:d:p:t:lh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:lh")) != -1) {
 		switch (opt) {
 		case 's':
 			target.src = optarg;
@@ -1140,9 +1431,19 @@ int main(int argc, char **argv)
 			if (peer_timeout_ms <= 0)
 				print_usage();
 			break;
+		case 'F':
+			flood_n = atoi(optarg);
+			if (!flood_n)
+				print_usage();
+			break;
+		case 'V':
+			if (!victim_parse(optarg))
+				print_usage();
+			break;
 		case 'l':
 			for (i = 0; i < ARRAY_SIZE(cases); i++)
-				printf("%s\n", cases[i].name);
+				if (!cases[i].manual)
+					printf("%s\n", cases[i].name);
 			return 0;
 		default:
 			print_usage();
@@ -1150,7 +1451,8 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc) {
 		for (i = 0; i < ARRAY_SIZE(cases); i++)
-			sel[n++] = &cases[i];
+			if (!cases[i].manual)
+				sel[n++] = &cases[i];
 	}
 	for (; optind < argc; optind++) {
 		const struct peer_case *tc = find_case(argv[optind]);

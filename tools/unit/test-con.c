@@ -209,15 +209,18 @@ static void test_con_req_invalid(void)
 
 static void test_con_rsp_roundtrip(void)
 {
-	struct rift_con_rsp rsp, out;
+	struct rift_con_rsp rsp, out, v1;
 	struct rift_con_req req;
-	u8 buf[64];
-	size_t len;
+	u8 buf[80];
+	size_t len, i;
 
 	make_req(&req);
 	make_rsp(&rsp);
+	rsp.has_nonce = true;
+	for (i = 0; i < RIFT_AUTH_NONCE_LEN; i++)
+		rsp.auth_nonce[i] = (u8)(0xa0 + i);
 	memset(buf, 0, sizeof(buf));
-	CHECK_EQ(rift_proto_con_rsp_encode(&rsp, buf, sizeof(buf)), 32);
+	CHECK_EQ(rift_proto_con_rsp_encode(&rsp, buf, sizeof(buf)), 64);
 	CHECK(!memcmp(buf, "RFRS", 4));
 	CHECK_EQ(get16(buf + 4), 1);
 	CHECK_EQ(get16(buf + 6), 0);
@@ -225,17 +228,27 @@ static void test_con_rsp_roundtrip(void)
 	CHECK_EQ(get16(buf + 10), RIFT_CON_RSP_F_NEW_SESSION);
 	CHECK_EQ(get32(buf + 12), 128 << 10);
 	CHECK_EQ(get32(buf + 16), (128 << 10) + 4096);
+	/* The nonce follows the 32 bytes every version sends. */
+	CHECK(!memcmp(buf + 32, rsp.auth_nonce, RIFT_AUTH_NONCE_LEN));
 
-	CHECK_EQ(rift_proto_con_rsp_decode(buf, 32, &req, &out), 0);
-	CHECK(!memcmp(&rsp, &out, sizeof(rsp)));
-	CHECK_EQ(rift_proto_con_rsp_decode(buf, 32, NULL, &out), 0);
-	for (len = 0; len < 32; len++)
-		CHECK_EQ(rift_proto_con_rsp_decode(buf, len, &req, &out), -EBADMSG);
-	/* Longer (padded or extended) accept data is fine. */
-	memset(buf + 32, 0x99, 32);
 	CHECK_EQ(rift_proto_con_rsp_decode(buf, 64, &req, &out), 0);
 	CHECK(!memcmp(&rsp, &out, sizeof(rsp)));
+	CHECK_EQ(rift_proto_con_rsp_decode(buf, 64, NULL, &out), 0);
 	for (len = 0; len < 32; len++)
+		CHECK_EQ(rift_proto_con_rsp_decode(buf, len, &req, &out), -EBADMSG);
+	/* An older server's 32 bytes, or a cut nonce: no nonce at all. */
+	v1 = rsp;
+	v1.has_nonce = false;
+	memset(v1.auth_nonce, 0, sizeof(v1.auth_nonce));
+	for (len = 32; len < 64; len++) {
+		CHECK_EQ(rift_proto_con_rsp_decode(buf, len, &req, &out), 0);
+		CHECK(!memcmp(&v1, &out, sizeof(out)));
+	}
+	/* Longer (padded or extended) accept data is fine. */
+	memset(buf + 64, 0x99, 16);
+	CHECK_EQ(rift_proto_con_rsp_decode(buf, 80, &req, &out), 0);
+	CHECK(!memcmp(&rsp, &out, sizeof(rsp)));
+	for (len = 0; len < 64; len++)
 		CHECK_EQ(rift_proto_con_rsp_encode(&rsp, buf, len), -EMSGSIZE);
 }
 
@@ -260,7 +273,7 @@ static void test_con_rsp_invalid(void)
 {
 	struct rift_con_rsp rsp, out;
 	struct rift_con_req req;
-	u8 buf[32], big[56];
+	u8 buf[64], big[56];
 
 	make_req(&req);
 	make_rsp(&rsp);
@@ -297,7 +310,7 @@ static void test_con_rsp_invalid(void)
 	/* A refusal delivered through accept. */
 	make_rsp(&rsp);
 	rsp.status = RIFT_REJ_NO_RESOURCES;
-	CHECK_EQ(rift_proto_con_rsp_encode(&rsp, buf, sizeof(buf)), 32);
+	CHECK_EQ(rift_proto_con_rsp_encode(&rsp, buf, sizeof(buf)), 64);
 	CHECK_EQ(rift_proto_con_rsp_decode(buf, sizeof(buf), &req, &out), -ECONNREFUSED);
 	CHECK_EQ(out.status, RIFT_REJ_NO_RESOURCES);
 	CHECK_EQ(out.queue_depth, 0);

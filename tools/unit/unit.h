@@ -82,6 +82,7 @@ extern const struct unit_test unit_con_tests[];
 extern const struct unit_test unit_imm_tests[];
 extern const struct unit_test unit_io_tests[];
 extern const struct unit_test unit_info_tests[];
+extern const struct unit_test unit_auth_tests[];
 extern const struct unit_test unit_riftblk_tests[];
 
 #endif /* _RIFT_UNIT_H */

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rift-topology: single
+# rift-timeout: 900
+#
+# A connection flood does not lock out a legitimate client
+# (Documentation/security.rst): tools/peer/rift-peer sends 1000
+# CONNECT_REQUESTs from link 0's address, each a new session with a
+# random UUID, and leaves every accepted one half-open (no INFO_REQ).
+# Meanwhile a riftblk client maps a device over link 1 and runs verified
+# fio.  The server must answer every request (accept, or NO_RESOURCES
+# once its caps bite), pin no memory for the flood (nothing is admitted),
+# keep its session count within max_sessions, lose no more than 64 MiB of
+# MemAvailable, and be rid of every half-open path once setup_timeout_ms
+# has passed.
+cd "$(dirname "$0")" && . ./lib.sh
+rift_require_root
+
+S=fl1
+N=1000
+SP=/sys/module/rift_server/parameters
+PB=/sys/kernel/rift_server/pinned_bytes
+NS=/sys/kernel/rift_server/nr_sessions
+peer=$RIFT_TREE/tools/peer/rift-peer
+[ -x "$peer" ] || ktap_skip_all "tools/peer/rift-peer not built (make -C tools/peer)"
+
+ktap_header
+ktap_plan 11
+
+ktap_check "two rxe links" rift_rxe_pairs 2
+ktap_check "modules load" riftblk_up
+ktap_check "memory-backed null_blk, 128 MiB" riftblk_nullb rbfl0 128
+out=$(mktemp -d)
+defer rm -rf "$out"
+
+mem0=$(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)
+max_sess=$(cat $SP/max_sessions)
+timeout -k 5 800 "$peer" -s 198.18.0.2 -d 198.18.0.1 -p $RIFTBLK_PORT -F $N flood \
+	> "$out/peer" 2>&1 &
+ppid=$!
+# Sample what the server holds while the flood runs.
+(
+	while kill -0 $ppid 2>/dev/null; do
+		echo "$(cat $PB) $(cat $NS) $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)"
+		sleep 0.5
+	done
+) > "$out/samples" &
+spid=$!
+sleep 5
+ktap_check "the flood is under way" kill -0 $ppid
+
+dev=$(riftblk_map "sessname=$S path=198.18.1.2@198.18.1.1 device_path=/dev/rbfl0")
+ktap_check "during the flood a legitimate client maps over link 1 ($dev)" \
+	eval "[ -b '$dev' ] && rift_wait_until 30 rift_both_connected $S $RIFTBLK_P1"
+riftblk_fio_verify "$dev" flood "$out" 20
+rc=$?
+ktap_info "$(riftblk_fio_report "$out/flood.json" "$rc")"
+ktap_check "... and runs verified IO: zero errors" \
+	riftblk_fio_report "$out/flood.json" "$rc"
+ktap_check "the flood was still running" kill -0 $ppid
+
+wait $ppid
+prc=$?
+wait $spid
+sed 's/^/# peer: /' "$out/peer"
+ktap_check "every CONNECT_REQUEST answered: accepted or NO_RESOURCES, and the caps bit" \
+	eval "[ $prc = 0 ] && grep -q '^ok 1 flood$' '$out/peer'"
+legit=$(cat $RIFT_SRV_SYSFS/$S/pinned_bytes)
+read -r pmax smax mmin < <(awk 'NR == 1 || $1 > p { p = $1 } NR == 1 || $2 > s { s = $2 }
+	NR == 1 || $3 < m { m = $3 } END { print p, s, m }' "$out/samples")
+ktap_info "during the flood: pinned at most $pmax bytes (the legitimate session: $legit), at most $smax sessions (max_sessions $max_sess), MemAvailable at least $mmin kB (before: $mem0 kB)"
+ktap_check "nothing pinned for the flood, sessions within max_sessions" \
+	eval "[ $pmax -le $legit ] && [ $smax -le $max_sess ]"
+ktap_check "MemAvailable fell by less than 64 MiB" \
+	eval "[ $((mem0 - mmin)) -lt $((64 << 10)) ]"
+tmo=$(cat $SP/setup_timeout_ms)
+ktap_check "within setup_timeout_ms ($tmo) the half-open paths are gone: one session left" \
+	rift_wait_until $((tmo / 1000 + 15)) eval "[ \$(cat $NS) = 1 ]"
+ktap_check "unmap" riftblk_unmap "$dev"
+ktap_finished
