@@ -541,6 +541,8 @@ static const char *rift_clt_info_status_str(u16 status)
 		return "session name differs from the session's";
 	case ESHUTDOWN:
 		return "session is closing";
+	case EPROTONOSUPPORT:
+		return "server imposes a feature this path cannot do (always-invalidate)";
 	case EBADMSG:
 	case EPROTO:
 		return "server could not parse INFO_REQ";
@@ -643,8 +645,9 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	err = rift_clt_path_prove(path, &req);
 	if (err)
 		goto out_free_tx;
-	req.feat_offered = RIFT_FEAT_CANCEL | (READ_ONCE(sess->always_inv) ?
-					      RIFT_FEAT_ALWAYS_INVALIDATE : 0);
+	/* We follow always-invalidate whenever a server imposes it. */
+	req.feat_offered = RIFT_FEAT_CANCEL | RIFT_FEAT_AI_CAPABLE |
+			   (READ_ONCE(sess->always_inv) ? RIFT_FEAT_ALWAYS_INVALIDATE : 0);
 	/* The server watches us at the tick we ask for. */
 	req.hb_interval_ms = READ_ONCE(sess->hb_interval_ms);
 	len = rift_info_encode(&req, tx->buf, tx->size);

@@ -139,16 +139,33 @@ u64 rift_proto_features_accept(u64 offered, u64 supported)
 EXPORT_SYMBOL_GPL(rift_proto_features_accept);
 
 /**
+ * rift_proto_features_acceptable() - what a server may accept
+ * @offered: feature bits from the client's INFO_REQ
+ *
+ * The offered bits, plus %RIFT_FEAT_ALWAYS_INVALIDATE when the client is
+ * %RIFT_FEAT_AI_CAPABLE: a server may impose it on such a client.
+ *
+ * Return: the bits an INFO_RSP may accept.
+ */
+u64 rift_proto_features_acceptable(u64 offered)
+{
+	if (offered & RIFT_FEAT_AI_CAPABLE)
+		offered |= RIFT_FEAT_ALWAYS_INVALIDATE;
+	return offered;
+}
+EXPORT_SYMBOL_GPL(rift_proto_features_acceptable);
+
+/**
  * rift_proto_features_check() - client side: validate accepted features
  * @offered: feature bits the client sent in INFO_REQ
  * @accepted: feature bits the server returned in INFO_RSP
  *
- * Return: 0 if @accepted is a subset of @offered and of the known bits,
- * -EBADMSG otherwise.
+ * Return: 0 if @accepted is a subset of what rift_proto_features_acceptable()
+ * allows for @offered and of the known bits, -EBADMSG otherwise.
  */
 int rift_proto_features_check(u64 offered, u64 accepted)
 {
-	if (accepted & ~offered)
+	if (accepted & ~rift_proto_features_acceptable(offered))
 		return -EBADMSG;
 	if (accepted & ~RIFT_FEAT_KNOWN)
 		return -EBADMSG;

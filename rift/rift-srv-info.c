@@ -468,6 +468,20 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		feat = RIFT_FEAT_ALWAYS_INVALIDATE;
 	if (rift_srv_param_cancel())
 		feat |= RIFT_FEAT_CANCEL;
+	feat = rift_proto_features_accept(req->feat_offered, feat);
+	if (rift_srv_param_force_always_invalidate()) {
+		if (!(rift_proto_features_acceptable(req->feat_offered) &
+		      RIFT_FEAT_ALWAYS_INVALIDATE) ||
+		    path->cons[0].c.max_inline < sizeof(struct rift_wire_rkey_msg)) {
+			rift_srv_path_refuse(path, EPROTONOSUPPORT,
+					     "always-invalidate is imposed and the %s cannot do it",
+					     path->cons[0].c.max_inline <
+					     sizeof(struct rift_wire_rkey_msg) ?
+					     "device" : "client");
+			return 0;
+		}
+		feat |= RIFT_FEAT_ALWAYS_INVALIDATE;
+	}
 	/* Admitted: only now does the path cost chunk memory. */
 	err = rift_srv_path_alloc_chunks(path);
 	if (err) {
@@ -476,7 +490,6 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 				     "cannot allocate chunks");
 		return 0;
 	}
-	feat = rift_proto_features_accept(req->feat_offered, feat);
 	path->always_inv = feat & RIFT_FEAT_ALWAYS_INVALIDATE;
 	path->can_cancel = feat & RIFT_FEAT_CANCEL;
 	if (path->always_inv) {

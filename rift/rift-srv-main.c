@@ -97,6 +97,21 @@ bool rift_srv_param_always_invalidate(void)
 	return READ_ONCE(always_invalidate);
 }
 
+/*
+ * Always-invalidate for every path, whatever the client asked: a client
+ * can then never write into a chunk it does not currently own, at the
+ * cost of an invalidation and a registration per request.
+ */
+static bool force_always_invalidate;
+module_param(force_always_invalidate, bool, 0644);
+MODULE_PARM_DESC(force_always_invalidate,
+		 "Impose always-invalidate on every new path; clients that cannot follow it are refused (default false)");
+
+bool rift_srv_param_force_always_invalidate(void)
+{
+	return READ_ONCE(force_always_invalidate);
+}
+
 static u8 ack_timeout = 20;
 module_param(ack_timeout, byte, 0644);
 MODULE_PARM_DESC(ack_timeout,

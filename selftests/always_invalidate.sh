@@ -8,13 +8,14 @@
 # one rotation per request), verified IO passes, and a write into a chunk
 # under the rkey a rotation replaced is refused by the server's device.
 # The refusal breaks that connection; the path reconnects and IO goes on.
-# Then the session option turned off takes effect at the next reconnect.
+# Then the session option turned off takes effect at the next reconnect,
+# and a server that imposes it (force_always_invalidate) gets it anyway.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
 S=ai
 ktap_header
-ktap_plan 15
+ktap_plan 17
 
 CS=$RIFT_CLT_SYSFS/$S
 
@@ -114,6 +115,21 @@ r1=$(srv_sum rkey_rotations)
 ktap_check "without it: verified IO, no rotations" \
 	eval "rift_test_io $S random 0 500 8 64 && [ \$(rift_test_stat $S errors) = $e0 ] &&
 	      [ \$(srv_sum rkey_rotations) = 0 ]"
+
+# The server imposes it: the client, its option still off, follows.
+FAI=/sys/module/rift_server/parameters/force_always_invalidate
+echo 1 > $FAI
+defer eval "echo 0 > $FAI"
+ktap_check "server imposes it (force_always_invalidate): paths reconnect with it, the client's option off" \
+	eval "echo 1 > $CS/paths/$RIFT_P0/reconnect && echo 1 > $CS/paths/$RIFT_P1/reconnect &&
+	      rift_wait_until 30 all_connected && [ \$(cat $CS/always_invalidate) = 0 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P0/always_invalidate) = 1 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P1/always_invalidate) = 1 ]"
+ktap_check "imposed: verified IO, one rotation per request" \
+	eval "rift_test_io $S random 0 500 8 65 && [ \$(rift_test_stat $S errors) = $e0 ] &&
+	      [ \$(srv_sum rkey_rotations) -gt 0 ] &&
+	      [ \$(srv_sum rkey_rotations) = \$((\$(srv_sum reqs_read) + \$(srv_sum reqs_write))) ]"
+echo 0 > $FAI
 
 ktap_check "session closes" rift_test_close $S
 __rift_run_deferred

@@ -32,7 +32,7 @@ SKEY=0f1e2d3c4b5a69788796a5b4c3d2e1f0
 peer=$RIFT_TREE/tools/peer/rift-peer
 
 ktap_header
-ktap_plan 20
+ktap_plan 21
 
 # map_fails LINE PATTERN [ERRNO_TEXT]: map_device refuses LINE (with
 # ERRNO_TEXT, as the shell words it) and the kernel log gains a line

@@ -41,10 +41,22 @@ paths_table()
 	done
 }
 
+echo "== the server admits this host, with a secret (HMAC-SHA256, both ways)"
+H=$(cat /sys/module/rift_client/parameters/host_name)
+SECRET=$(openssl rand -hex 32)
+SSECRET=$(openssl rand -hex 32)
+echo "$H" > /sys/kernel/rift_server/add_host
+echo "$SECRET" > "/sys/kernel/rift_server/hosts/$H/secret"
+echo "$SSECRET" > "/sys/kernel/rift_server/hosts/$H/server_secret"
+echo "   host $H (uuid $(cat /sys/module/rift_client/parameters/host_uuid)):" \
+	"secret set: $(cat "/sys/kernel/rift_server/hosts/$H/has_secret")," \
+	"server secret set: $(cat "/sys/kernel/rift_server/hosts/$H/has_server_secret")"
 echo "== riftblk: exporting a memory-backed null_blk device (256 MiB)"
 riftblk_nullb $NB 256
-dev=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NB")
+dev=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NB secret=$SECRET server_secret=$SSECRET")
 rift_wait_until 20 riftblk_all_connected $S
+echo "   server: session $S belongs to host $(cat "$RIFT_SRV_SYSFS/$S/host_name")," \
+	"authenticated: $(cat "$RIFT_SRV_SYSFS/$S/authenticated")"
 echo 500 > "$CS/hb_interval_ms"
 echo 200 > "$CS/reconnect_delay_ms"
 echo 1000 > "$CS/reconnect_delay_max_ms"

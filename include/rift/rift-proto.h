@@ -83,7 +83,14 @@
 /* Feature bits, negotiated in INFO_REQ/INFO_RSP. */
 #define RIFT_FEAT_ALWAYS_INVALIDATE	BIT_ULL(0)
 #define RIFT_FEAT_CANCEL		BIT_ULL(1)
-#define RIFT_FEAT_KNOWN			(RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_CANCEL)
+/*
+ * The client follows ALWAYS_INVALIDATE if the server imposes it; it does
+ * not ask for it (that is bit 0).  A server may then accept bit 0 although
+ * it was not offered.
+ */
+#define RIFT_FEAT_AI_CAPABLE		BIT_ULL(2)
+#define RIFT_FEAT_KNOWN			(RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_CANCEL | \
+					 RIFT_FEAT_AI_CAPABLE)
 
 /* IO descriptor flags: none are defined in version 1. */
 #define RIFT_IO_F_KNOWN			0U
@@ -636,6 +643,7 @@ struct rift_info_builder {
 int rift_proto_version_pick(u16 cmin, u16 cmax, u16 smin, u16 smax);
 u64 rift_proto_features_accept(u64 offered, u64 supported);
 int rift_proto_features_check(u64 offered, u64 accepted);
+u64 rift_proto_features_acceptable(u64 offered);
 bool rift_proto_name_valid(const char *name, size_t len);
 
 /* Connection establishment private data. */

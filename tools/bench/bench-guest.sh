@@ -10,7 +10,7 @@
 # peer that cannot be set up is recorded as "n/a" with the reason.
 #
 # Environment: BENCH_RUNTIME (s per fio job, 10), BENCH_REPS (3),
-# BENCH_PEERS (default: raw local rift-1p rift-2p rift-ai nvme rnbd),
+# BENCH_PEERS (default: raw local rift-1p rift-2p rift-ai rift-fai nvme rnbd),
 # BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build), BENCH_PROFILE (fio
 # job names to sample with perf, comma-separated; see profile_start).
 set -uo pipefail
@@ -19,7 +19,7 @@ cd "$RIFT_TREE/selftests" && . ./lib.sh
 
 RUNTIME=${BENCH_RUNTIME:-10}
 REPS=${BENCH_REPS:-3}
-read -r -a PEERS <<<"${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai nvme rnbd}"
+read -r -a PEERS <<<"${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai rift-fai nvme rnbd}"
 PEERS_DIR=${BENCH_PEERS_DIR:-$RIFT_TREE/build/bench/peers}
 OUT=$RIFT_OUT
 RES=$OUT/results.jsonl
@@ -255,6 +255,8 @@ riftblk_modules()
 		 riftblk/riftblk-server riftblk/riftblk-client; do
 		rift_loaded "$m" || rift_insmod "$m" || return 1
 	done
+	# The server refuses hosts it does not know.
+	rift_srv_allow_host "$(uname -n)"
 }
 
 # rift_map PEER REP OUTFILE PATH...
@@ -270,6 +272,8 @@ rift_map()
 }
 
 AI_PARAM=/sys/module/rift_client/parameters/always_invalidate
+# rift-fai: the server imposes always-invalidate (the client does not ask).
+FAI_PARAM=/sys/module/rift_server/parameters/force_always_invalidate
 rift_up()
 {
 	local peer=$1 rep=$2 of=$3 paths=(198.18.0.2@198.18.0.1) rc s
@@ -282,9 +286,17 @@ rift_up()
 		}
 		echo 1 > "$AI_PARAM"
 	fi
+	if [ "$peer" = rift-fai ]; then
+		[ -w "$FAI_PARAM" ] || {
+			echo "this rift-server has no force_always_invalidate"
+			return 1
+		}
+		echo 1 > "$FAI_PARAM"
+	fi
 	rc=0
 	rift_map "$peer" "$rep" "$of" "${paths[@]}" 2>"$of.err" || rc=1
 	[ "$peer" = rift-ai ] && echo 0 > "$AI_PARAM"
+	[ "$peer" = rift-fai ] && echo 0 > "$FAI_PARAM"
 	if [ $rc -ne 0 ]; then
 		echo "riftblk map failed: $(tail -n 1 "$of.err"; dmesg | grep -i rift | tail -n 1)"
 		return 1
@@ -294,6 +306,13 @@ rift_up()
 	if [ "$peer" = rift-dl ]; then
 		echo mq-deadline > "/sys/block/$(basename "$(cat "$of")")/queue/scheduler" || {
 			echo "cannot set mq-deadline on $(cat "$of")"
+			return 1
+		}
+	fi
+	if [ "$peer" = rift-fai ]; then
+		s=$RIFT_CLT_SYSFS/$peer-r$rep/paths/$RIFTBLK_P0/always_invalidate
+		[ "$(cat "$s")" = 1 ] || {
+			echo "path of $peer-r$rep does not run the imposed always_invalidate"
 			return 1
 		}
 	fi

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-PEERS = ["local", "rift-1p", "rift-2p", "rift-ai", "nvme", "rnbd"]
+PEERS = ["local", "rift-1p", "rift-2p", "rift-ai", "rift-fai", "nvme", "rnbd"]
 # figure: (fio job, title, unit, higher is better)
 FIGS = {
     "lat_mean_us": ("qd1-randread", "4k randread QD1, mean completion latency", "us", False),

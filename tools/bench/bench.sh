@@ -19,7 +19,7 @@ cd "$top"
 out=$top/build/bench
 runtime=${BENCH_RUNTIME:-10}
 reps=${BENCH_REPS:-3}
-peers=${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai nvme rnbd}
+peers=${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai rift-fai nvme rnbd}
 npeers=$(wc -w <<<"$peers")
 # Per peer and repetition: 4 fio jobs plus setup under TCG.  The guest
 # gives up on a hung peer by itself; this limit is for a wedged VM.

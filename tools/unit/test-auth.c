@@ -202,7 +202,26 @@ static void test_auth_parse_secret(void)
 		CHECK_EQ(rift_auth_parse_secret(bad[i], strlen(bad[i]), key), -EINVAL);
 }
 
+/* A server may impose always-invalidate on a client that can follow it. */
+static void test_feat_ai_capable(void)
+{
+	const u64 ai = RIFT_FEAT_ALWAYS_INVALIDATE;
+
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_CANCEL, ai), -EBADMSG);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_AI_CAPABLE, ai), 0);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_AI_CAPABLE | RIFT_FEAT_CANCEL,
+					   ai | RIFT_FEAT_CANCEL), 0);
+	CHECK_EQ(rift_proto_features_check(ai, ai), 0);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_AI_CAPABLE, RIFT_FEAT_CANCEL), -EBADMSG);
+	CHECK_EQ(rift_proto_features_acceptable(RIFT_FEAT_AI_CAPABLE),
+		 RIFT_FEAT_AI_CAPABLE | ai);
+	CHECK_EQ(rift_proto_features_acceptable(RIFT_FEAT_CANCEL), RIFT_FEAT_CANCEL);
+	/* The server accepts only what it supports of what was offered. */
+	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_AI_CAPABLE, ai | RIFT_FEAT_CANCEL), 0);
+}
+
 const struct unit_test unit_auth_tests[] = {
+	UNIT(test_feat_ai_capable),
 	UNIT(test_auth_info_req),
 	UNIT(test_auth_tlv_lengths),
 	UNIT(test_auth_transcript),
