@@ -25,7 +25,7 @@ peer=$RIFT_TREE/tools/peer/rift-peer
 [ -x "$peer" ] || ktap_skip_all "tools/peer/rift-peer not built (make -C tools/peer)"
 
 ktap_header
-ktap_plan 11
+ktap_plan 12
 
 ktap_check "two rxe links" rift_rxe_pairs 2
 ktap_check "modules load" riftblk_up
