@@ -104,6 +104,19 @@ static int riftblk_copy_str(char *dst, size_t cap, const char *s, size_t len)
 	return 0;
 }
 
+/* The error names the key, never the value: it is logged. */
+static int riftblk_set_secret(u8 *key, u32 *key_len, enum riftblk_key k,
+			      const char *v, size_t vlen, struct riftblk_parse_err *perr)
+{
+	int n = rift_auth_parse_secret(v, vlen, key);
+
+	if (n < 0)
+		return riftblk_fail(perr, "a secret is 16..64 bytes in hexadecimal",
+				    riftblk_keys[k], strlen(riftblk_keys[k]));
+	*key_len = n;
+	return 0;
+}
+
 static int riftblk_set(struct riftblk_map_args *a, enum riftblk_key key,
 		       const char *v, size_t vlen, struct riftblk_parse_err *perr)
 {
@@ -148,20 +161,10 @@ static int riftblk_set(struct riftblk_map_args *a, enum riftblk_key key,
 		a->nr_poll_queues = n;
 		return 0;
 	case RIFTBLK_KEY_SECRET:
-		/* The error names the key, never the value: it is logged. */
-		m = rift_auth_parse_secret(v, vlen, a->secret);
-		if (m < 0)
-			return riftblk_fail(perr, "a secret is 16..64 bytes in hexadecimal",
-					    "secret", 6);
-		a->secret_len = m;
-		return 0;
+		return riftblk_set_secret(a->secret, &a->secret_len, key, v, vlen, perr);
 	case RIFTBLK_KEY_SERVER_SECRET:
-		m = rift_auth_parse_secret(v, vlen, a->server_secret);
-		if (m < 0)
-			return riftblk_fail(perr, "a secret is 16..64 bytes in hexadecimal",
-					    "server_secret", 13);
-		a->server_secret_len = m;
-		return 0;
+		return riftblk_set_secret(a->server_secret, &a->server_secret_len, key,
+					  v, vlen, perr);
 	default:
 		return riftblk_fail(perr, "unknown key", v, vlen);
 	}

@@ -722,6 +722,17 @@ out_v:
  * is refused at INFO, and the path's own client still reconnects with its
  * next generation (no lockout).
  */
+/* @dst: another instance of @src's path, generation @gen, not connected. */
+static void path_instance(struct path *dst, const struct path *src, u32 gen)
+{
+	*dst = *src;
+	dst->con[0] = NULL;
+	dst->con[1] = NULL;
+	memset(&dst->rsp, 0, sizeof(dst->rsp));
+	dst->req.flags = RIFT_CON_F_JOIN;
+	dst->req.reconnect_gen = gen;
+}
+
 static bool case_join_high_gen(const struct peer_case *tc)
 {
 	struct path v, a, r;
@@ -734,12 +745,7 @@ static bool case_join_high_gen(const struct peer_case *tc)
 	memset(&r, 0, sizeof(r));
 	if (!path_up(&v))
 		goto out;
-	a = v;
-	a.con[0] = NULL;
-	a.con[1] = NULL;
-	memset(&a.rsp, 0, sizeof(a.rsp));
-	a.req.flags = RIFT_CON_F_JOIN;
-	a.req.reconnect_gen = 0xffffffffU;
+	path_instance(&a, &v, 0xffffffffU);
 	if (!path_connect(&a, 0) ||
 	    !EXPECT(hb_roundtrip(&v, v.con[0], 4), "the path died of a CON_REQ alone"))
 		goto out;
@@ -748,12 +754,7 @@ static bool case_join_high_gen(const struct peer_case *tc)
 	if (len <= 0 || !expect_info_refusal(&a, buf, len, EACCES) ||
 	    !hb_roundtrip(&v, v.con[0], 5))
 		goto out;
-	r = v;
-	r.con[0] = NULL;
-	r.con[1] = NULL;
-	memset(&r.rsp, 0, sizeof(r.rsp));
-	r.req.flags = RIFT_CON_F_JOIN;
-	r.req.reconnect_gen = v.req.reconnect_gen + 1;
+	path_instance(&r, &v, v.req.reconnect_gen + 1);
 	ok = path_connect(&r, 0) && path_info(&r) && expect_closed(v.con[0]) &&
 	     hb_roundtrip(&r, r.con[0], 6);
 out:

@@ -409,6 +409,35 @@ static void test_riftblk_args_bad(void)
 	}
 }
 
+/* Secrets: parsed into bytes, and an error never echoes the value. */
+static void test_riftblk_args_secret(void)
+{
+	struct riftblk_map_args a;
+	struct riftblk_parse_err e;
+	const char *line;
+	const char *why;
+
+	CHECK_EQ(parse("sessname=s path=a device_path=x secret=00112233445566778899aabbccddeeff",
+		       &a, &why), 0);
+	CHECK_EQ(a.secret_len, 16);
+	CHECK_EQ(a.secret[15], 0xff);
+	CHECK_EQ(a.server_secret_len, 0);
+	CHECK_EQ(parse("sessname=s path=a device_path=x secret=00112233445566778899aabbccddeeff "
+		       "server_secret=ffeeddccbbaa99887766554433221100", &a, &why), 0);
+	CHECK_EQ(a.server_secret_len, 16);
+	CHECK_EQ(a.server_secret[0], 0xff);
+	/* server_secret alone proves nothing of the client. */
+	CHECK_EQ(parse("sessname=s path=a device_path=x server_secret=00112233445566778899aabbccddeeff",
+		       &a, &why), -EINVAL);
+	line = "sessname=s path=a device_path=x secret=0011223344556677889900zzsecretvalue";
+	CHECK_EQ(riftblk_parse_map_args(line, strlen(line), &a, &e), -EINVAL);
+	CHECK(!strcmp(e.token, "secret"));
+	CHECK(!strstr(e.token, "zz"));
+	CHECK_EQ(parse("sessname=s path=a device_path=x secret=0011", &a, &why), -EINVAL);
+	CHECK_EQ(parse("sessname=s path=a device_path=x secret=00112233445566778899aabbccddeeff "
+		       "secret=00112233445566778899aabbccddeeff", &a, &why), -EINVAL);
+}
+
 const struct unit_test unit_riftblk_tests[] = {
 	UNIT(test_riftblk_layout),
 	UNIT(test_riftblk_open),
@@ -418,5 +447,6 @@ const struct unit_test unit_riftblk_tests[] = {
 	UNIT(test_riftblk_random),
 	UNIT(test_riftblk_args_good),
 	UNIT(test_riftblk_args_bad),
+	UNIT(test_riftblk_args_secret),
 	{ NULL, NULL }
 };
