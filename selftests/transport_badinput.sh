@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
-# rift-timeout: 180
+# rift-timeout: 360
 #
 # Bad input through sysfs and debugfs is refused with a clear errno and
 # changes nothing: after each attempt the session's paths and their
