@@ -22,9 +22,11 @@
  * @access_mode: enum riftblk_access_mode (default %RIFTBLK_ACCESS_RW)
  * @port: server port (default %RIFTBLK_DEFAULT_PORT)
  * @nr_poll_queues: poll queues asked for (default 0)
- * @secret: this host's secret for the server, @secret_len bytes (0: none)
- * @server_secret: the secret the server must prove, @server_secret_len
- *	bytes (0: not required)
+ * @secret: this host's secret for the server, @secret_len bytes
+ * @secret_len: length of @secret (0: no secret)
+ * @server_secret: the secret the server must prove, @server_secret_len bytes
+ * @server_secret_len: length of @server_secret (0: the server's proof is
+ *	not required)
  */
 struct riftblk_map_args {
 	char		sessname[RIFT_NAME_MAX + 1];
