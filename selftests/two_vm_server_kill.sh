@@ -38,10 +38,11 @@ DEPTH=16
 # rift_srv_up: the server side of the transport with the test ULP's store.
 rift_srv_up()
 {
-	# The client is the other VM (guest-init names it riftvm-<its name>).
+	# The client is the other VM: guest-init names it riftvm-<its name>,
+	# with '-' for '_' (not valid in a host name).
 	rift_insmod rift/rift-core &&
 		rift_insmod rift/rift-server &&
-		rift_srv_allow_host riftvm-two_vm_server_kill-client &&
+		rift_srv_allow_host riftvm-two-vm-server-kill-client &&
 		rift_insmod rift/rift-test-srv store_mb=$STORE_MB || return 1
 	defer rift_unload_all
 }

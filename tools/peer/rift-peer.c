@@ -59,8 +59,10 @@ struct peer_case {
 	bool		manual;
 };
 
-/* -F: CONNECT_REQUESTs the flood case sends. */
+/* -F: CONNECT_REQUESTs the flood case sends at least. */
 static unsigned int flood_n = 1000;
+/* -D: seconds the flood case goes on at least (0: until -F are sent). */
+static unsigned int flood_secs;
 
 /* -V: a session of a kernel client the foreign_join cases attack. */
 static struct {
@@ -798,15 +800,16 @@ out:
 #define FLOOD_WINDOW	64
 
 /*
- * -F CONNECT_REQUESTs, each a new session with a random UUID, and every
- * accepted one left half-open (no INFO_REQ) until the window pushes it
- * out.  The server must answer every one, accepting or refusing with
- * NO_RESOURCES, and nothing else; its caps must bite (some refusals).
+ * -F CONNECT_REQUESTs (more if -D seconds have not passed yet), each a new
+ * session with a random UUID, and every accepted one left half-open (no
+ * INFO_REQ) until the window pushes it out.  The server must answer every
+ * one, accepting or refusing with NO_RESOURCES, and nothing else; its caps
+ * must bite (some refusals).
  */
 static bool case_flood(const struct peer_case *tc)
 {
 	struct peer_conn *ring[FLOOD_WINDOW] = { NULL };
-	unsigned int acc = 0, nores = 0, other = 0, i;
+	unsigned int acc = 0, nores = 0, other = 0, sent, i;
 	long long t0 = now_ms();
 	enum peer_outcome o;
 	struct peer_conn *c;
@@ -814,7 +817,12 @@ static bool case_flood(const struct peer_case *tc)
 	u16 reason;
 
 	(void)tc;
-	for (i = 0; i < flood_n; i++) {
+	for (sent = 0; sent < flood_n || now_ms() - t0 < flood_secs * 1000LL; sent++) {
+		/*
+		 * The flood as a whole may take minutes under TCG: the bound
+		 * that catches a stuck peer is per request here.
+		 */
+		alarm(8 * peer_timeout_ms / 1000 + 30);
 		path_init(&p, 1, 1);
 		o = path_try(&p, &c, &reason);
 		if (o == PEER_ESTABLISHED) {
@@ -826,13 +834,13 @@ static bool case_flood(const struct peer_case *tc)
 		if (o == PEER_REJECTED && reason == RIFT_REJ_NO_RESOURCES)
 			nores++;
 		else if (other++ < 5)
-			diag("request %u: %s, reason %u", i, outcome_str(o), reason);
+			diag("request %u: %s, reason %u", sent, outcome_str(o), reason);
 		peer_conn_free(c);
 	}
 	for (i = 0; i < FLOOD_WINDOW; i++)
 		peer_conn_free(ring[i]);
 	diag("%u CONNECT_REQUESTs in %lld ms: %u accepted and left half-open, %u refused with NO_RESOURCES, %u other",
-	     flood_n, now_ms() - t0, acc, nores, other);
+	     sent, now_ms() - t0, acc, nores, other);
 	return EXPECT(!other, "%u answers were neither an accept nor NO_RESOURCES", other) &&
 	       EXPECT(nores, "no request was refused: the server's caps did not bite");
 }
@@ -1394,7 +1402,7 @@ static void overrun(int sig)
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [CASE...]\n"
+		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [-D SECS] [CASE...]\n"
 		"       rift-peer -l\n");
 	exit(2);
 }
@@ -1416,7 +1424,7 @@ int main(int argc, char **argv)
 	size_t n = 0, i;
 	bool ok;
 
-	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:lh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:D:lh")) != -1) {
 		switch (opt) {
 		case 's':
 			target.src = optarg;
@@ -1436,6 +1444,9 @@ int main(int argc, char **argv)
 			flood_n = atoi(optarg);
 			if (!flood_n)
 				print_usage();
+			break;
+		case 'D':
+			flood_secs = atoi(optarg);
 			break;
 		case 'V':
 			if (!victim_parse(optarg))
