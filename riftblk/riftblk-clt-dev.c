@@ -805,9 +805,10 @@ int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
 
 	err = riftblk_clt_send_open(sess, dev->device_path, dev->access_mode, &dev->info);
 	if (err) {
-		pr_err("map_device: server refused %s (%s) on session %s: %d\n",
+		/* EACCES: not exported to this host in that mode, see the server's log. */
+		pr_err("map_device: server refused %s (%s) on session %s: %pe\n",
 		       dev->device_path, riftblk_access_mode_name(dev->access_mode),
-		       sess->name, err);
+		       sess->name, ERR_PTR(err));
 		goto err_free;
 	}
 	dev->dev_id = dev->info.dev_id;

@@ -3,11 +3,12 @@
  * Rift block device: server side.
  *
  * Serves riftblk clients on port srv_port.  A client maps a block device
- * under dev_search_path with an OPEN; each mapping opens the device on
- * its own (blkdev_get_by_path, exclusive to riftblk) and gets a handle,
- * dev_id, that its session's IOs name.  OPEN, CLOSE and INFO sleep
- * (opening devices, sysfs), so they run on an ordered workqueue under
- * riftblk_srv_lock; IO goes through riftblk-srv-io.c.
+ * the administrator exported to its host (riftblk-srv-exports.c) with an
+ * OPEN; each mapping opens the device on its own (blkdev_get_by_dev,
+ * exclusive to riftblk) and gets a handle, dev_id, that its session's IOs
+ * name.  OPEN, CLOSE and INFO sleep (path walks, opening devices, sysfs),
+ * so they run on an ordered workqueue, under riftblk_srv_lock except for
+ * an OPEN's path walk; IO goes through riftblk-srv-io.c.
  *
  * sysfs: /sys/class/riftblk-server/<bdev>/ per exported device, with
  * sessions/<session>/ per mapping (Documentation/ABI/testing/
@@ -22,13 +23,19 @@
 #include <linux/string.h>
 #include <linux/blkdev.h>
 #include <linux/random.h>
+#include <linux/namei.h>
+#include <linux/mount.h>
 
 #include "riftblk-srv.h"
 
-static char dev_search_path[RIFTBLK_PATH_MAX] = "/";
+/*
+ * Not what grants access (the exports do): a further limit on which
+ * device nodes a client's path may resolve to.
+ */
+static char dev_search_path[RIFTBLK_PATH_MAX];
 module_param_string(dev_search_path, dev_search_path, sizeof(dev_search_path), 0444);
 MODULE_PARM_DESC(dev_search_path,
-		 "Only devices under this absolute directory may be mapped; relative names are taken from it (default /)");
+		 "If set, an absolute directory: an exported device is mapped only by a path that resolves to a node under it, and relative names are taken from it (default unset: no limit beyond the exports)");
 
 static ushort srv_port = RIFTBLK_DEFAULT_PORT;
 module_param(srv_port, ushort, 0444);
@@ -45,8 +52,6 @@ static LIST_HEAD(riftblk_srv_sessions);
 static LIST_HEAD(riftblk_srv_devs);
 static struct workqueue_struct *riftblk_srv_ctl_wq;
 static struct rift_srv_ctx *riftblk_srv_ctx;
-/* dev_search_path without its trailing '/'; "" for the root. */
-static size_t riftblk_srv_sp_len;
 /* The holder of every exclusive open: mappings share devices. */
 static int riftblk_srv_holder;
 /* Next dev_id to hand out, any session; under riftblk_srv_lock. */
@@ -190,38 +195,57 @@ static struct kobj_type riftblk_srv_map_ktype = {
 /* Devices and mappings; everything here under riftblk_srv_lock.       */
 /* ------------------------------------------------------------------ */
 
-static bool riftblk_srv_has_dotdot(const char *path)
+/*
+ * The device a client's path names, as this server resolves it: symlinks
+ * followed and ".." walked, the end a block device node on a mount that
+ * allows device nodes, under dev_search_path if one is set.  Only the
+ * device number counts from here on, so no spelling of a path reaches a
+ * device that is not exported.  Called without riftblk_srv_lock: the walk
+ * can block (autofs, NFS, FUSE), which must not stall the other sessions'
+ * CLOSEs and teardown.
+ *
+ * Return: 0 and *@devt, -EXDEV if the node lies outside dev_search_path,
+ * or another negative errno (ENOENT, ENOTBLK, ...).
+ */
+static int riftblk_srv_lookup(const char *req, dev_t *devt)
 {
-	const char *p = path;
+	struct inode *inode;
+	struct path p, sp;
+	char *abs = NULL;
+	int err;
 
-	for (;;) {
-		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
-			return true;
-		p = strchr(p, '/');
-		if (!p)
-			return false;
-		p++;
+	/* Relative names are taken from dev_search_path, or from the root. */
+	if (req[0] != '/') {
+		abs = kasprintf(GFP_KERNEL, "%s/%s", dev_search_path, req);
+		if (!abs)
+			return -ENOMEM;
 	}
-}
-
-/* The absolute path of a requested device, or an error if it escapes. */
-static int riftblk_srv_resolve(const char *req, char *out, size_t cap)
-{
-	int n;
-
-	if (riftblk_srv_has_dotdot(req))
-		return -EACCES;
-	if (req[0] == '/') {
-		if (riftblk_srv_sp_len &&
-		    (strncmp(req, dev_search_path, riftblk_srv_sp_len) ||
-		     req[riftblk_srv_sp_len] != '/'))
-			return -EACCES;
-		n = snprintf(out, cap, "%s", req);
-	} else {
-		n = snprintf(out, cap, "%.*s/%s", (int)riftblk_srv_sp_len,
-			     dev_search_path, req);
+	err = kern_path(abs ?: req, LOOKUP_FOLLOW, &p);
+	kfree(abs);
+	if (err)
+		return err;
+	inode = d_backing_inode(p.dentry);
+	err = -ENOTBLK;
+	if (!S_ISBLK(inode->i_mode))
+		goto out;
+	/* What may_open_dev() checks for an open by path. */
+	err = -EACCES;
+	if ((p.mnt->mnt_flags & MNT_NODEV) || (p.mnt->mnt_sb->s_iflags & SB_I_NODEV))
+		goto out;
+	if (dev_search_path[0]) {
+		err = kern_path(dev_search_path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &sp);
+		if (err)
+			goto out;
+		err = path_is_under(&p, &sp) ? 0 : -EXDEV;
+		path_put(&sp);
+		if (err)
+			goto out;
 	}
-	return n >= cap ? -ENAMETOOLONG : 0;
+	*devt = inode->i_rdev;
+	err = 0;
+out:
+	path_put(&p);
+	return err;
 }
 
 static struct riftblk_srv_dev *riftblk_srv_dev_get(struct block_device *bdev,
@@ -260,6 +284,25 @@ static struct riftblk_srv_dev *riftblk_srv_dev_get(struct block_device *bdev,
 err_put:
 	put_device(&d->dev);
 	return ERR_PTR(err);
+}
+
+/**
+ * riftblk_srv_dev_mapped() - does some session map the device
+ * @devt: the device
+ *
+ * Caller holds riftblk_srv_lock.
+ *
+ * Return: true while any mapping of @devt is open.
+ */
+bool riftblk_srv_dev_mapped(dev_t devt)
+{
+	struct riftblk_srv_dev *d;
+
+	lockdep_assert_held(&riftblk_srv_lock);
+	list_for_each_entry(d, &riftblk_srv_devs, entry)
+		if (d->devt == devt)
+			return d->nr_maps > 0;
+	return false;
 }
 
 static void riftblk_srv_dev_put(struct riftblk_srv_dev *d)
@@ -373,47 +416,98 @@ static int riftblk_srv_mode_ok(struct riftblk_srv_dev *d,
 	return 0;
 }
 
+/*
+ * May the session's host map what @req names, and which device is it?
+ * Everything refused is refused EACCES: a client learns no more about
+ * the server's devices and files than what is exported to its host.  The
+ * kernel log says why.
+ */
+static int riftblk_srv_open_check(struct riftblk_srv_sess *sess,
+				  const struct riftblk_open *req,
+				  const char *host, dev_t *devt)
+{
+	const char *why;
+	bool any;
+	int err;
+
+	mutex_lock(&riftblk_srv_lock);
+	any = riftblk_srv_host_has_exports(host);
+	mutex_unlock(&riftblk_srv_lock);
+	/* Not even a path walk for a host nothing is exported to. */
+	if (!any) {
+		why = "nothing is exported to the host";
+		goto refuse;
+	}
+	err = riftblk_srv_lookup(req->path, devt);
+	if (err == -ENOMEM)
+		return err;
+	if (!err)
+		return 0;
+	why = err == -EXDEV ? "the device node is outside dev_search_path" :
+	      err == -ENOTBLK ? "not a block device" :
+	      err == -ENOENT ? "no such file" : "the path does not resolve";
+refuse:
+	pr_warn_ratelimited("%s: refusing %s of %s for host '%s': %s\n", sess->name,
+			    riftblk_access_mode_name(req->access_mode), req->path,
+			    host, why);
+	return -EACCES;
+}
+
 static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 			    const struct riftblk_open *req,
 			    void *data, size_t datalen)
 {
+	char host[RIFT_NAME_MAX + 1];
 	struct riftblk_srv_map *map;
 	struct riftblk_srv_dev *d;
-	char *path;
+	dev_t devt;
 	int err;
 
-	path = kmalloc(RIFTBLK_PATH_MAX, GFP_KERNEL);
+	/* Every session that can send an OPEN was admitted, named. */
+	if (rift_srv_get_host_name(sess->rsess, host, sizeof(host)) < 0)
+		return -EACCES;
+	err = riftblk_srv_open_check(sess, req, host, &devt);
+	if (err)
+		return err;
 	map = kzalloc(sizeof(*map), GFP_KERNEL);
-	err = -ENOMEM;
-	if (!path || !map)
-		goto err_free;
-	err = riftblk_srv_resolve(req->path, path, RIFTBLK_PATH_MAX);
+	if (!map)
+		return -ENOMEM;
+	/*
+	 * The export is checked again, and the mapping listed, under one
+	 * hold of the lock: remove_export sees the export and no mapping, or
+	 * the mapping (EBUSY).
+	 */
+	mutex_lock(&riftblk_srv_lock);
+	err = riftblk_srv_export_check(devt, host, req->access_mode);
 	if (err) {
-		pr_warn("%s: refusing %s: outside dev_search_path %s\n", sess->name,
-			req->path, dev_search_path);
+		pr_warn_ratelimited("%s: refusing %s of %s for host '%s': %s\n",
+				    sess->name, riftblk_access_mode_name(req->access_mode),
+				    req->path, host, err == -EROFS ?
+				    "exported read-only" : "not exported to the host");
+		err = -EACCES;
 		goto err_free;
 	}
 	map->access_mode = req->access_mode;
 	map->fmode = FMODE_READ | FMODE_EXCL;
 	if (req->access_mode != RIFTBLK_ACCESS_RO)
 		map->fmode |= FMODE_WRITE;
-	map->bdev = blkdev_get_by_path(path, map->fmode, &riftblk_srv_holder);
+	map->bdev = blkdev_get_by_dev(devt, map->fmode, &riftblk_srv_holder);
 	if (IS_ERR(map->bdev)) {
 		err = PTR_ERR(map->bdev);
-		pr_warn("%s: cannot open %s: %d\n", sess->name, path, err);
+		pr_warn_ratelimited("%s: cannot open %s: %d\n", sess->name, req->path, err);
 		goto err_free;
 	}
-	d = riftblk_srv_dev_get(map->bdev, path);
+	d = riftblk_srv_dev_get(map->bdev, req->path);
 	if (IS_ERR(d)) {
 		err = PTR_ERR(d);
 		goto err_put_bdev;
 	}
 	err = riftblk_srv_mode_ok(d, sess, req->access_mode);
 	if (err) {
-		pr_warn("%s: refusing %s mapping of %s: %s\n", sess->name,
-			riftblk_access_mode_name(req->access_mode), path,
-			err == -EEXIST ? "already mapped by the session" :
-			"the device has a mapping in that mode");
+		pr_warn_ratelimited("%s: refusing %s mapping of %s: %s\n", sess->name,
+				    riftblk_access_mode_name(req->access_mode), req->path,
+				    err == -EEXIST ? "already mapped by the session" :
+				    "the device has a mapping in that mode");
 		goto err_put_dev;
 	}
 	map->dev = d;
@@ -442,16 +536,18 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 		d->nr_rw++;
 	else if (map->access_mode == RIFTBLK_ACCESS_MIGRATION)
 		d->nr_migration++;
-	pr_info("%s: mapped %s (%pg) %s as dev_id %u\n", sess->name, path,
-		map->bdev, riftblk_access_mode_name(map->access_mode), map->dev_id);
-	kfree(path);
+	/* Before the unlock: a force_close may free the mapping after it. */
+	pr_info("%s: mapped %s (%pg) %s for host '%s' as dev_id %u\n", sess->name,
+		req->path, map->bdev, riftblk_access_mode_name(map->access_mode),
+		host, map->dev_id);
+	mutex_unlock(&riftblk_srv_lock);
 	return 0;
 
 err_erase:
 	xa_erase(&sess->maps, map->dev_id);
 	riftblk_srv_dev_put(d);
 	blkdev_put(map->bdev, map->fmode);
-	kfree(path);
+	mutex_unlock(&riftblk_srv_lock);
 	/* Its name may be set: the release frees the mapping. */
 	kobject_put(&map->kobj);
 	return err;
@@ -461,7 +557,7 @@ err_put_dev:
 err_put_bdev:
 	blkdev_put(map->bdev, map->fmode);
 err_free:
-	kfree(path);
+	mutex_unlock(&riftblk_srv_lock);
 	kfree(map);
 	return err;
 }
@@ -479,7 +575,9 @@ static void riftblk_srv_ctl_work(struct work_struct *work)
 	err = riftblk_hdr_decode(ctl->usr, ctl->usrlen, &hdr);
 	if (err)
 		goto out;
-	mutex_lock(&riftblk_srv_lock);
+	/* OPEN takes riftblk_srv_lock itself, around its path walk. */
+	if (hdr.type != RIFTBLK_MSG_OPEN)
+		mutex_lock(&riftblk_srv_lock);
 	switch (hdr.type) {
 	case RIFTBLK_MSG_OPEN:
 		err = -EBADMSG;
@@ -521,7 +619,8 @@ static void riftblk_srv_ctl_work(struct work_struct *work)
 		err = -EOPNOTSUPP;
 		break;
 	}
-	mutex_unlock(&riftblk_srv_lock);
+	if (hdr.type != RIFTBLK_MSG_OPEN)
+		mutex_unlock(&riftblk_srv_lock);
 out:
 	rift_srv_resp(ctl->op, err);
 	kfree(ctl);
@@ -633,18 +732,14 @@ static const struct rift_srv_ops riftblk_srv_ops = {
 	.link_ev = riftblk_srv_link_ev,
 };
 
+/* Unset, or absolute: it is walked as given, like an OPEN's path. */
 static int riftblk_srv_check_search_path(void)
 {
-	size_t len = strlen(dev_search_path);
-
-	if (dev_search_path[0] != '/' || riftblk_srv_has_dotdot(dev_search_path)) {
-		pr_err("dev_search_path must be an absolute path without '..': %s\n",
+	if (dev_search_path[0] && dev_search_path[0] != '/') {
+		pr_err("dev_search_path must be empty or an absolute path: %s\n",
 		       dev_search_path);
 		return -EINVAL;
 	}
-	while (len && dev_search_path[len - 1] == '/')
-		len--;
-	riftblk_srv_sp_len = len;
 	return 0;
 }
 
@@ -668,14 +763,19 @@ static int __init riftblk_srv_init(void)
 	err = riftblk_srv_io_init();
 	if (err)
 		goto err_wq;
+	err = riftblk_srv_exports_init();
+	if (err)
+		goto err_io;
 	riftblk_srv_ctx = rift_srv_open(&riftblk_srv_ops, NULL, srv_port);
 	if (IS_ERR(riftblk_srv_ctx)) {
 		err = PTR_ERR(riftblk_srv_ctx);
 		pr_err("cannot serve on port %u: %d\n", srv_port, err);
-		goto err_io;
+		goto err_exports;
 	}
 	return 0;
 
+err_exports:
+	riftblk_srv_exports_exit();
 err_io:
 	riftblk_srv_io_exit();
 err_wq:
@@ -690,6 +790,7 @@ static void __exit riftblk_srv_exit(void)
 	/* Every session goes, each with its link_ev(DISCONNECTED). */
 	rift_srv_close(riftblk_srv_ctx);
 	destroy_workqueue(riftblk_srv_ctl_wq);
+	riftblk_srv_exports_exit();
 	riftblk_srv_io_exit();
 	class_unregister(&riftblk_srv_class);
 }

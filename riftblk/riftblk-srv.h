@@ -90,6 +90,12 @@ struct riftblk_srv_map {
 extern struct mutex riftblk_srv_lock;
 extern wait_queue_head_t riftblk_srv_idle_wait;
 
+int riftblk_srv_exports_init(void);
+void riftblk_srv_exports_exit(void);
+int riftblk_srv_export_check(dev_t devt, const char *host, u16 mode);
+bool riftblk_srv_host_has_exports(const char *host);
+bool riftblk_srv_dev_mapped(dev_t devt);
+
 int riftblk_srv_io_init(void);
 void riftblk_srv_io_exit(void);
 int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,

@@ -471,9 +471,44 @@ riftblk_up()
 	defer riftblk_unmap_all
 }
 
-# riftblk_nullb NAME MB [DISCARD]: a memory-backed null_blk /dev/NAME
-# of MB MiB, made through configfs so that its name and size are ours.
+# The server maps nothing it does not export (default deny).
+RIFTBLK_SRV_KOBJ=/sys/kernel/riftblk_server
+
+# riftblk_export_add PATH [ACCESS [HOSTS]]: export PATH, rw to every
+# host unless told otherwise.
+riftblk_export_add()
+{
+	echo "path=$1 access=${2:-rw} hosts=${3:-*}" > "$RIFTBLK_SRV_KOBJ/add_export"
+}
+
+# riftblk_export PATH [ACCESS [HOSTS]]: riftblk_export_add, and the
+# export is removed at exit (before what was deferred earlier, e.g. the
+# device's deletion).
+riftblk_export()
+{
+	riftblk_export_add "$@" || return 1
+	defer riftblk_unexport "$1"
+}
+
+# riftblk_unexport PATH: remove the export of PATH (EBUSY while mapped).
+riftblk_unexport()
+{
+	echo "$1" > "$RIFTBLK_SRV_KOBJ/remove_export"
+}
+
+# riftblk_nullb NAME MB [DISCARD]: riftblk_nullb_noexport, exported rw to
+# every host when riftblk-server is loaded.
 riftblk_nullb()
+{
+	riftblk_nullb_noexport "$@" || return 1
+	rift_loaded riftblk/riftblk-server || return 0
+	riftblk_export "/dev/$1"
+}
+
+# riftblk_nullb_noexport NAME MB [DISCARD]: a memory-backed null_blk
+# /dev/NAME of MB MiB, made through configfs so that its name and size
+# are ours.
+riftblk_nullb_noexport()
 {
 	local d=/sys/kernel/config/nullb/$1
 	[ -d /sys/kernel/config/nullb ] || {

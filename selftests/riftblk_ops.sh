@@ -51,7 +51,8 @@ modprobe loop 2>/dev/null
 truncate -s 64M "$W/img"
 loop=$(losetup -f --show "$W/img")
 defer losetup -d "$loop"
-ktap_check "loop device over tmpfs: $loop" test -b "$loop"
+ktap_check "loop device over tmpfs, exported: $loop" \
+	eval "[ -b $loop ] && riftblk_export $loop"
 dev=$(riftblk_map "sessname=ops path=198.18.0.2@198.18.0.1 device_path=$loop")
 ktap_check "mapped: $dev" test -b "$dev"
 

@@ -10,7 +10,8 @@
 # ESTALE (it never opened the device); riftblk opens the device again
 # and requeues them.  The backing null_blk device is memory-backed and
 # stays loaded, so fio's verification spans the reload: it must finish
-# with zero errors.  A mapping the administrator force-closes is, unlike
+# with zero errors (the device is exported again after the reload: exports
+# do not outlive the module).  A mapping the administrator force-closes is, unlike
 # a lost one, not re-opened: its IO fails (ENODEV) until remap.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
@@ -52,8 +53,12 @@ ktap_check "the client's paths leave connected" \
 	rift_wait_until 15 eval "[ \$(cat $CS/connected_paths) = 0 ]"
 sleep 3
 ktap_info "while the server is gone: state $(cat "$state"), waiting requests $(cat $CS/pending), null_blk still there: $(test -b /dev/$NB && echo yes)"
-ktap_check "load rift_server and riftblk_server again" \
-	eval "rift_srv_load && rift_insmod riftblk/riftblk-server"
+# Exports live in the module: the new instance has none until they are
+# added again, and until then the client's re-opens are refused (EACCES)
+# and retried.
+ktap_check "load rift_server and riftblk_server again, export the device again" \
+	eval "rift_srv_load && rift_insmod riftblk/riftblk-server &&
+	      riftblk_export_add /dev/$NB"
 ktap_check "both paths reconnect to the new server" rift_wait_until 60 riftblk_all_connected $S
 ktap_check "the device is opened again on the new server" \
 	rift_wait_until 60 eval "[ -e $RIFTBLK_SRV_SYSFS/$NB/sessions/$S/dev_id ] &&

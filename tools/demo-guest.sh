@@ -51,8 +51,11 @@ echo "$SSECRET" > "/sys/kernel/rift_server/hosts/$H/server_secret"
 echo "   host $H (uuid $(cat /sys/module/rift_client/parameters/host_uuid)):" \
 	"secret set: $(cat "/sys/kernel/rift_server/hosts/$H/has_secret")," \
 	"server secret set: $(cat "/sys/kernel/rift_server/hosts/$H/has_server_secret")"
-echo "== riftblk: exporting a memory-backed null_blk device (256 MiB)"
-riftblk_nullb $NB 256
+echo "== riftblk: exporting a memory-backed null_blk device (256 MiB) to host $H only"
+riftblk_nullb_noexport $NB 256
+riftblk_export "/dev/$NB" rw "$H"
+E=/sys/kernel/riftblk_server/exports/$NB
+echo "   export $NB: path $(cat "$E/path"), access $(cat "$E/access"), hosts $(cat "$E/hosts")"
 dev=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NB secret=$SECRET server_secret=$SSECRET")
 rift_wait_until 20 riftblk_all_connected $S
 echo "   server: session $S belongs to host $(cat "$RIFT_SRV_SYSFS/$S/host_name")," \

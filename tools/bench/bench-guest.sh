@@ -255,8 +255,11 @@ riftblk_modules()
 		 riftblk/riftblk-server riftblk/riftblk-client; do
 		rift_loaded "$m" || rift_insmod "$m" || return 1
 	done
-	# The server refuses hosts it does not know.
+	# The server refuses hosts it does not know, and maps only what it
+	# exports.
 	rift_srv_allow_host "$(uname -n)"
+	[ -d "$RIFTBLK_SRV_KOBJ/exports/${NB#/dev/}" ] ||
+		riftblk_export_add "$NB" rw "$(uname -n)"
 }
 
 # rift_map PEER REP OUTFILE PATH...
