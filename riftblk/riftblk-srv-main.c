@@ -280,17 +280,20 @@ static void riftblk_srv_map_close(struct riftblk_srv_map *map)
 	struct riftblk_srv_sess *sess = map->sess;
 	struct riftblk_srv_dev *d = map->dev;
 
-	spin_lock_bh(&sess->lock);
-	map->closing = true;
-	spin_unlock_bh(&sess->lock);
-	wait_event(riftblk_srv_idle_wait, !atomic_read(&map->inflight));
 	/*
 	 * Keep the handle taken: its IO is refused ENODEV, which the client
 	 * takes as final, not ESTALE, which would make it open the device
 	 * again behind the administrator's back.  Replacing an existing
-	 * entry allocates nothing.
+	 * entry allocates nothing.  It is replaced before the lock below:
+	 * an IO that looked the mapping up earlier holds that lock until it
+	 * has counted itself in flight or seen @closing, and after it no IO
+	 * finds the mapping, which may then be freed once none is in flight.
 	 */
 	xa_store(&sess->maps, map->dev_id, RIFTBLK_SRV_CLOSED, GFP_KERNEL);
+	spin_lock_bh(&sess->lock);
+	map->closing = true;
+	spin_unlock_bh(&sess->lock);
+	wait_event(riftblk_srv_idle_wait, !atomic_read(&map->inflight));
 
 	list_del_init(&map->dev_entry);
 	d->nr_maps--;
@@ -387,10 +390,15 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	err = -ENOMEM;
 	if (!path || !map)
 		goto err_free;
+	/*
+	 * Refusals are rate limited: the client chooses how many there are
+	 * and what they print.
+	 */
 	err = riftblk_srv_resolve(req->path, path, RIFTBLK_PATH_MAX);
 	if (err) {
-		pr_warn("%s: refusing %s: outside dev_search_path %s\n", sess->name,
-			req->path, dev_search_path);
+		pr_warn_ratelimited("%s: refusing %s: %s %s\n", sess->name, req->path,
+				    err == -EACCES ? "outside dev_search_path" :
+				    "too long under dev_search_path", dev_search_path);
 		goto err_free;
 	}
 	map->access_mode = req->access_mode;
@@ -400,7 +408,7 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	map->bdev = blkdev_get_by_path(path, map->fmode, &riftblk_srv_holder);
 	if (IS_ERR(map->bdev)) {
 		err = PTR_ERR(map->bdev);
-		pr_warn("%s: cannot open %s: %d\n", sess->name, path, err);
+		pr_warn_ratelimited("%s: cannot open %s: %d\n", sess->name, path, err);
 		goto err_free;
 	}
 	d = riftblk_srv_dev_get(map->bdev, path);
@@ -410,10 +418,10 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	}
 	err = riftblk_srv_mode_ok(d, sess, req->access_mode);
 	if (err) {
-		pr_warn("%s: refusing %s mapping of %s: %s\n", sess->name,
-			riftblk_access_mode_name(req->access_mode), path,
-			err == -EEXIST ? "already mapped by the session" :
-			"the device has a mapping in that mode");
+		pr_warn_ratelimited("%s: refusing %s mapping of %s: %s\n", sess->name,
+				    riftblk_access_mode_name(req->access_mode), path,
+				    err == -EEXIST ? "already mapped by the session" :
+				    "the device has a mapping in that mode");
 		goto err_put_dev;
 	}
 	map->dev = d;
@@ -509,9 +517,20 @@ static void riftblk_srv_ctl_work(struct work_struct *work)
 			if (!err) {
 				pr_info("%s: unmapped %s\n", sess->name, map->dev->path);
 				riftblk_srv_map_close(map);
+				/*
+				 * The client closed it and names it no more:
+				 * forget the handle (ESTALE from now on).  Only
+				 * a force-closed mapping keeps one, for the
+				 * ENODEV above; keeping every closed one would
+				 * let a client grow the table without bound by
+				 * OPEN/CLOSE loops for as long as it stays.
+				 */
+				xa_erase(&sess->maps, dev_id);
 			}
 		} else {
-			err = ctl->dir == RIFT_READ ?
+			/* As for OPEN: a buffer the answer does not fit is malformed. */
+			err = ctl->dir == RIFT_READ &&
+			      ctl->datalen >= sizeof(struct riftblk_wire_dev_info) ?
 				riftblk_srv_answer_info(map, RIFTBLK_MSG_INFO_RSP,
 							ctl->data, ctl->datalen) :
 				-EBADMSG;
