@@ -471,8 +471,9 @@ riftblk_up()
 	defer riftblk_unmap_all
 }
 
-# riftblk_nullb NAME MB [DISCARD]: a memory-backed null_blk /dev/NAME
-# of MB MiB, made through configfs so that its name and size are ours.
+# riftblk_nullb NAME MB [DISCARD [BLOCKSIZE]]: a memory-backed null_blk
+# /dev/NAME of MB MiB (pages are allocated only when written), made
+# through configfs so that its name and size are ours.
 riftblk_nullb()
 {
 	local d=/sys/kernel/config/nullb/$1
@@ -484,7 +485,8 @@ riftblk_nullb()
 	mkdir "$d" || return 1
 	defer riftblk_nullb_del "$1"
 	echo "$2" > "$d/size" && echo 1 > "$d/memory_backed" &&
-		echo "${3:-0}" > "$d/discard" && echo 1 > "$d/power" &&
+		echo "${3:-0}" > "$d/discard" && echo "${4:-512}" > "$d/blocksize" &&
+		echo 1 > "$d/power" &&
 		rift_wait_until 5 test -b "/dev/$1"
 }
 

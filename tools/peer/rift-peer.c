@@ -17,12 +17,15 @@
  * glue in peer-rdma.c.
  *
  * usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [CASE...]
- *        rift-peer -l
+ *        rift-peer -B -D DEV [-X DEV:DEV_ID] [-R FILE] [-N N] [...] [CASE...]
+ *        rift-peer [-B] -l
  *
  *   -s, -d   client and server IPv4 addresses (198.18.0.2, 198.18.0.1)
  *   -p       server port (7674)
  *   -t       limit of every single wait, in ms (10000)
  *   -l       list the cases
+ *   -B       the riftblk cases instead (peer-blk.c), against riftblk-server
+ *            (port 7675); -D, -X, -R and -N are theirs
  *
  * Runs the named cases, or all of them, and prints KTAP: one line per
  * case, diagnostics as "# case: ..." lines.  Exits 1 if any case
@@ -45,19 +48,6 @@
 
 /* all_chunks_in_flight keeps a bitmap of chunks in a u32. */
 static_assert(PEER_QD <= 32);
-
-/**
- * struct peer_case - one test point
- * @name: KTAP name, also the command line name
- * @run: the test; true if the server answered as expected
- * @arg: variant, for cases that share @run
- */
-struct peer_case {
-	const char	*name;
-	bool		(*run)(const struct peer_case *tc);
-	int		arg;
-	bool		manual;
-};
 
 /* -F: CONNECT_REQUESTs the flood case sends. */
 static unsigned int flood_n = 1000;
@@ -1395,28 +1385,33 @@ static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [CASE...]\n"
-		"       rift-peer -l\n");
+		"       rift-peer -B -D DEV [-X DEV:DEV_ID] [-R FILE] [-N N] [-s SRC] [-d DST] [-p PORT] [-t MS] [CASE...]\n"
+		"       rift-peer [-B] -l\n");
 	exit(2);
 }
+
+/* The table the run uses: the transport's cases, or riftblk's (-B). */
+static const struct peer_case *tab = cases;
+static size_t tab_len = ARRAY_SIZE(cases);
 
 static const struct peer_case *find_case(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		if (!strcmp(cases[i].name, name))
-			return &cases[i];
+	for (i = 0; i < tab_len; i++)
+		if (!strcmp(tab[i].name, name))
+			return &tab[i];
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	const struct peer_case *sel[ARRAY_SIZE(cases)];
-	int pass = 0, fail = 0, opt;
+	const struct peer_case *sel[256];
+	int pass = 0, fail = 0, opt, port = 0;
+	bool ok, list = false;
 	size_t n = 0, i;
-	bool ok;
 
-	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:lh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:BD:X:R:N:lh")) != -1) {
 		switch (opt) {
 		case 's':
 			target.src = optarg;
@@ -1425,7 +1420,7 @@ int main(int argc, char **argv)
 			target.dst = optarg;
 			break;
 		case 'p':
-			target.port = atoi(optarg);
+			port = atoi(optarg);
 			break;
 		case 't':
 			peer_timeout_ms = atoi(optarg);
@@ -1441,19 +1436,33 @@ int main(int argc, char **argv)
 			if (!victim_parse(optarg))
 				print_usage();
 			break;
+		case 'B':
+			/* riftblk's own port unless -p says otherwise. */
+			tab = blk_cases;
+			tab_len = blk_nr_cases;
+			target.port = RIFTBLK_PEER_PORT;
+			break;
 		case 'l':
-			for (i = 0; i < ARRAY_SIZE(cases); i++)
-				if (!cases[i].manual)
-					printf("%s\n", cases[i].name);
-			return 0;
+			list = true;
+			break;
 		default:
-			print_usage();
+			if (!blk_option(opt, optarg))
+				print_usage();
 		}
 	}
+	static_assert(ARRAY_SIZE(cases) <= ARRAY_SIZE(sel));
+	if (port)
+		target.port = port;
+	if (list) {
+		for (i = 0; i < tab_len; i++)
+			if (!tab[i].manual)
+				printf("%s\n", tab[i].name);
+		return 0;
+	}
 	if (optind == argc) {
-		for (i = 0; i < ARRAY_SIZE(cases); i++)
-			if (!cases[i].manual)
-				sel[n++] = &cases[i];
+		for (i = 0; i < tab_len && n < ARRAY_SIZE(sel); i++)
+			if (!tab[i].manual)
+				sel[n++] = &tab[i];
 	}
 	for (; optind < argc; optind++) {
 		const struct peer_case *tc = find_case(argv[optind]);
