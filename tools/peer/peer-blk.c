@@ -365,7 +365,7 @@ static bool case_foreign(const struct peer_case *tc)
 {
 	static const u32 fixed[] = { 0, 1, 0x7fffffff, 0x80000000, 0xffffffff };
 	unsigned int i, bad = 0, n = 0;
-	struct path p;
+	struct path p = { 0 };
 	bool ok;
 	u32 own, id;
 	int err;
@@ -471,7 +471,7 @@ static bool case_flags(const struct peer_case *tc)
 	const u16 R = RIFTBLK_OP_READ, W = RIFTBLK_OP_WRITE, D = RIFTBLK_OP_DISCARD;
 	const u16 Z = RIFTBLK_OP_WRITE_ZEROES, S = RIFTBLK_OP_SECURE_ERASE;
 	const u16 FL = RIFTBLK_OP_FLUSH;
-	struct path p;
+	struct path p = { 0 };
 	bool ok;
 	u32 id;
 
@@ -565,7 +565,7 @@ static bool case_range(const struct peer_case *tc)
 	const u16 R = RIFTBLK_OP_READ, W = RIFTBLK_OP_WRITE, D = RIFTBLK_OP_DISCARD;
 	const u64 top = ~0ULL >> 9;
 	struct riftblk_dev_info info;
-	struct path p, ro;
+	struct path p = { 0 }, ro;
 	u64 nr = 0;
 	bool ok;
 	u32 id, rid;
@@ -738,7 +738,7 @@ static bool case_open(const struct peer_case *tc)
 	u8 field[RIFTBLK_PATH_MAX], msg[sizeof(struct riftblk_wire_open)];
 	char path[2 * RIFTBLK_PATH_MAX];
 	unsigned int i;
-	struct path p;
+	struct path p = { 0 };
 	bool ok;
 	int err;
 	u32 id;
@@ -894,7 +894,7 @@ static bool case_open_close_loop(const struct peer_case *tc)
 	unsigned int i, remembered = 0;
 	u32 *ids = calloc(blk_loops, sizeof(*ids));
 	long long t0 = now_ms();
-	struct path p;
+	struct path p = { 0 };
 	bool ok;
 	int err;
 	u32 id;
@@ -932,7 +932,7 @@ static bool case_open_close_loop(const struct peer_case *tc)
 static bool case_open_no_close(const struct peer_case *tc)
 {
 	long long end;
-	struct path p, q;
+	struct path p = { 0 }, q = { 0 };
 	bool ok;
 	int err = 0;
 	u32 id, vid;
@@ -969,7 +969,7 @@ static bool case_close_during_io(const struct peer_case *tc)
 	u8 cmsg[sizeof(struct riftblk_wire_dev)];
 	struct rift_rbuf seg;
 	struct rift_imm rsp;
-	struct path p;
+	struct path p = { 0 };
 	struct io io;
 	bool ok;
 	u32 id;
@@ -1027,7 +1027,7 @@ static bool case_close_during_io(const struct peer_case *tc)
 /* After everything: the session still maps, writes and reads. */
 static bool case_still_serves(const struct peer_case *tc)
 {
-	struct path p;
+	struct path p = { 0 };
 	bool ok;
 	u32 id;
 
