@@ -931,6 +931,7 @@ static bool case_open_close_loop(const struct peer_case *tc)
  */
 static bool case_open_no_close(const struct peer_case *tc)
 {
+	struct riftblk_dev_info info;
 	long long end;
 	struct path p = { 0 }, q = { 0 };
 	bool ok;
@@ -945,12 +946,13 @@ static bool case_open_no_close(const struct peer_case *tc)
 	ok = ok && path_up(&q);
 	end = now_ms() + 20000;
 	while (ok) {
-		ok = blk_open(&q, dev_path, RIFTBLK_ACCESS_RW, &err, NULL);
+		ok = blk_open(&q, dev_path, RIFTBLK_ACCESS_RW, &err, &info);
 		if (!ok || err != -EBUSY || now_ms() > end)
 			break;
 		usleep(100000);
 	}
-	ok = ok && expect_errno(err, 0, "rw OPEN after the other session went");
+	ok = ok && expect_errno(err, 0, "rw OPEN after the other session went") &&
+	     blk_close_expect(&q, info.dev_id, 0);
 	path_down(&q);
 	return ok;
 }
