@@ -323,17 +323,20 @@ static void riftblk_srv_map_close(struct riftblk_srv_map *map)
 	struct riftblk_srv_sess *sess = map->sess;
 	struct riftblk_srv_dev *d = map->dev;
 
-	spin_lock_bh(&sess->lock);
-	map->closing = true;
-	spin_unlock_bh(&sess->lock);
-	wait_event(riftblk_srv_idle_wait, !atomic_read(&map->inflight));
 	/*
 	 * Keep the handle taken: its IO is refused ENODEV, which the client
 	 * takes as final, not ESTALE, which would make it open the device
 	 * again behind the administrator's back.  Replacing an existing
-	 * entry allocates nothing.
+	 * entry allocates nothing.  It is replaced before the lock below:
+	 * an IO that looked the mapping up earlier holds that lock until it
+	 * has counted itself in flight or seen @closing, and after it no IO
+	 * finds the mapping, which may then be freed once none is in flight.
 	 */
 	xa_store(&sess->maps, map->dev_id, RIFTBLK_SRV_CLOSED, GFP_KERNEL);
+	spin_lock_bh(&sess->lock);
+	map->closing = true;
+	spin_unlock_bh(&sess->lock);
+	wait_event(riftblk_srv_idle_wait, !atomic_read(&map->inflight));
 
 	list_del_init(&map->dev_entry);
 	d->nr_maps--;
@@ -607,9 +610,20 @@ static void riftblk_srv_ctl_work(struct work_struct *work)
 			if (!err) {
 				pr_info("%s: unmapped %s\n", sess->name, map->dev->path);
 				riftblk_srv_map_close(map);
+				/*
+				 * The client closed it and names it no more:
+				 * forget the handle (ESTALE from now on).  Only
+				 * a force-closed mapping keeps one, for the
+				 * ENODEV above; keeping every closed one would
+				 * let a client grow the table without bound by
+				 * OPEN/CLOSE loops for as long as it stays.
+				 */
+				xa_erase(&sess->maps, dev_id);
 			}
 		} else {
-			err = ctl->dir == RIFT_READ ?
+			/* As for OPEN: a buffer the answer does not fit is malformed. */
+			err = ctl->dir == RIFT_READ &&
+			      ctl->datalen >= sizeof(struct riftblk_wire_dev_info) ?
 				riftblk_srv_answer_info(map, RIFTBLK_MSG_INFO_RSP,
 							ctl->data, ctl->datalen) :
 				-EBADMSG;

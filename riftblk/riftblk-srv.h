@@ -22,9 +22,10 @@
  * @lock: makes looking a mapping up and counting an IO on it atomic with
  *	closing the mapping
  * @maps: dev_id -> struct riftblk_srv_map, changed under riftblk_srv_lock
- *	and @lock.  A closed mapping leaves RIFTBLK_SRV_CLOSED behind: the
- *	session then knows the handle was its own (ENODEV) from one it never
- *	had (ESTALE, e.g. a handle of a server instance before a reload).
+ *	and @lock.  A mapping the server closed (force_close) leaves
+ *	RIFTBLK_SRV_CLOSED behind: the session then knows the handle was its
+ *	own (ENODEV) from one it does not have (ESTALE, e.g. a handle of a
+ *	server instance before a reload, or one the client closed itself).
  */
 struct riftblk_srv_sess {
 	struct rift_srv_sess	*rsess;

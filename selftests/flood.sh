@@ -44,7 +44,7 @@ mem0=$(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)
 max_sess=$(cat $SP/max_sessions)
 # At least N requests, and for at least 150 s, so that the flood outlasts
 # the legitimate client's mapping and fio run however fast it goes.
-timeout -k 5 800 "$peer" -s 198.18.0.2 -d 198.18.0.1 -p $RIFTBLK_PORT -F $N -D 150 flood \
+timeout -k 5 800 "$peer" -s 198.18.0.2 -d 198.18.0.1 -p $RIFTBLK_PORT -F $N -L 150 flood \
 	> "$out/peer" 2>&1 &
 ppid=$!
 # Sample what the server holds while the flood runs.

@@ -496,7 +496,7 @@ riftblk_unexport()
 	echo "$1" > "$RIFTBLK_SRV_KOBJ/remove_export"
 }
 
-# riftblk_nullb NAME MB [DISCARD]: riftblk_nullb_noexport, exported rw to
+# riftblk_nullb NAME MB [DISCARD [BLOCKSIZE]]: riftblk_nullb_noexport, exported rw to
 # every host when riftblk-server is loaded.
 riftblk_nullb()
 {
@@ -505,7 +505,7 @@ riftblk_nullb()
 	riftblk_export "/dev/$1"
 }
 
-# riftblk_nullb_noexport NAME MB [DISCARD]: a memory-backed null_blk
+# riftblk_nullb_noexport NAME MB [DISCARD [BLOCKSIZE]]: a memory-backed null_blk
 # /dev/NAME of MB MiB, made through configfs so that its name and size
 # are ours.
 riftblk_nullb_noexport()
@@ -519,7 +519,8 @@ riftblk_nullb_noexport()
 	mkdir "$d" || return 1
 	defer riftblk_nullb_del "$1"
 	echo "$2" > "$d/size" && echo 1 > "$d/memory_backed" &&
-		echo "${3:-0}" > "$d/discard" && echo 1 > "$d/power" &&
+		echo "${3:-0}" > "$d/discard" && echo "${4:-512}" > "$d/blocksize" &&
+		echo 1 > "$d/power" &&
 		rift_wait_until 5 test -b "/dev/$1"
 }
 

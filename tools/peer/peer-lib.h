@@ -65,6 +65,28 @@ struct io {
 	u8			img[2 * RIFT_CHUNK_SIZE_MIN];
 };
 
+/**
+ * struct peer_case - one test point
+ * @name: KTAP name, also the command line name
+ * @run: the test; true if the server answered as expected
+ * @arg: variant, for cases that share @run
+ * @manual: run only when named
+ */
+struct peer_case {
+	const char	*name;
+	bool		(*run)(const struct peer_case *tc);
+	int		arg;
+	bool		manual;
+};
+
+/* riftblk-server's default port (RIFTBLK_DEFAULT_PORT), where -B goes. */
+#define RIFTBLK_PEER_PORT	7675
+
+/* The riftblk cases of -B (peer-blk.c) and what they are told. */
+extern const struct peer_case blk_cases[];
+extern const size_t blk_nr_cases;
+bool blk_option(int opt, const char *arg);
+
 /* Where the cases connect to (-s, -d, -p), and the same link reversed. */
 extern struct peer_target target;
 extern struct peer_target reverse;

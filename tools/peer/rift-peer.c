@@ -17,12 +17,15 @@
  * glue in peer-rdma.c.
  *
  * usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [CASE...]
- *        rift-peer -l
+ *        rift-peer -B -D DEV [-X DEV:DEV_ID] [-R FILE] [-N N] [...] [CASE...]
+ *        rift-peer [-B] -l
  *
  *   -s, -d   client and server IPv4 addresses (198.18.0.2, 198.18.0.1)
  *   -p       server port (7674)
  *   -t       limit of every single wait, in ms (10000)
  *   -l       list the cases
+ *   -B       the riftblk cases instead (peer-blk.c), against riftblk-server
+ *            (port 7675); -D, -X, -R and -N are theirs
  *
  * Runs the named cases, or all of them, and prints KTAP: one line per
  * case, diagnostics as "# case: ..." lines.  Exits 1 if any case
@@ -46,22 +49,9 @@
 /* all_chunks_in_flight keeps a bitmap of chunks in a u32. */
 static_assert(PEER_QD <= 32);
 
-/**
- * struct peer_case - one test point
- * @name: KTAP name, also the command line name
- * @run: the test; true if the server answered as expected
- * @arg: variant, for cases that share @run
- */
-struct peer_case {
-	const char	*name;
-	bool		(*run)(const struct peer_case *tc);
-	int		arg;
-	bool		manual;
-};
-
 /* -F: CONNECT_REQUESTs the flood case sends at least. */
 static unsigned int flood_n = 1000;
-/* -D: seconds the flood case goes on at least (0: until -F are sent). */
+/* -L: seconds the flood case goes on at least (0: until -F are sent). */
 static unsigned int flood_secs;
 
 /* -V: a session of a kernel client the foreign_join cases attack. */
@@ -800,7 +790,7 @@ out:
 #define FLOOD_WINDOW	64
 
 /*
- * -F CONNECT_REQUESTs (more if -D seconds have not passed yet), each a new
+ * -F CONNECT_REQUESTs (more if -L seconds have not passed yet), each a new
  * session with a random UUID, and every accepted one left half-open (no
  * INFO_REQ) until the window pushes it out.  The server must answer every
  * one, accepting or refusing with NO_RESOURCES, and nothing else; its caps
@@ -1402,29 +1392,34 @@ static void overrun(int sig)
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [-D SECS] [CASE...]\n"
-		"       rift-peer -l\n");
+		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [-L SECS] [CASE...]\n"
+		"       rift-peer -B -D DEV [-X DEV:DEV_ID] [-R FILE] [-N N] [-s SRC] [-d DST] [-p PORT] [-t MS] [CASE...]\n"
+		"       rift-peer [-B] -l\n");
 	exit(2);
 }
+
+/* The table the run uses: the transport's cases, or riftblk's (-B). */
+static const struct peer_case *tab = cases;
+static size_t tab_len = ARRAY_SIZE(cases);
 
 static const struct peer_case *find_case(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		if (!strcmp(cases[i].name, name))
-			return &cases[i];
+	for (i = 0; i < tab_len; i++)
+		if (!strcmp(tab[i].name, name))
+			return &tab[i];
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	const struct peer_case *sel[ARRAY_SIZE(cases)];
-	int pass = 0, fail = 0, opt;
+	const struct peer_case *sel[256];
+	int pass = 0, fail = 0, opt, port = 0;
+	bool ok, list = false;
 	size_t n = 0, i;
-	bool ok;
 
-	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:D:lh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:L:BD:X:R:N:lh")) != -1) {
 		switch (opt) {
 		case 's':
 			target.src = optarg;
@@ -1433,7 +1428,7 @@ int main(int argc, char **argv)
 			target.dst = optarg;
 			break;
 		case 'p':
-			target.port = atoi(optarg);
+			port = atoi(optarg);
 			break;
 		case 't':
 			peer_timeout_ms = atoi(optarg);
@@ -1445,26 +1440,40 @@ int main(int argc, char **argv)
 			if (!flood_n)
 				print_usage();
 			break;
-		case 'D':
+		case 'L':
 			flood_secs = atoi(optarg);
 			break;
 		case 'V':
 			if (!victim_parse(optarg))
 				print_usage();
 			break;
+		case 'B':
+			/* riftblk's own port unless -p says otherwise. */
+			tab = blk_cases;
+			tab_len = blk_nr_cases;
+			target.port = RIFTBLK_PEER_PORT;
+			break;
 		case 'l':
-			for (i = 0; i < ARRAY_SIZE(cases); i++)
-				if (!cases[i].manual)
-					printf("%s\n", cases[i].name);
-			return 0;
+			list = true;
+			break;
 		default:
-			print_usage();
+			if (!blk_option(opt, optarg))
+				print_usage();
 		}
 	}
+	static_assert(ARRAY_SIZE(cases) <= ARRAY_SIZE(sel));
+	if (port)
+		target.port = port;
+	if (list) {
+		for (i = 0; i < tab_len; i++)
+			if (!tab[i].manual)
+				printf("%s\n", tab[i].name);
+		return 0;
+	}
 	if (optind == argc) {
-		for (i = 0; i < ARRAY_SIZE(cases); i++)
-			if (!cases[i].manual)
-				sel[n++] = &cases[i];
+		for (i = 0; i < tab_len && n < ARRAY_SIZE(sel); i++)
+			if (!tab[i].manual)
+				sel[n++] = &tab[i];
 	}
 	for (; optind < argc; optind++) {
 		const struct peer_case *tc = find_case(argv[optind]);
