@@ -260,7 +260,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	 * A lost race with CANCEL sends the data anyway; the client's MR is
 	 * invalidated by then and its device refuses it (writes_refused).
 	 */
-	if (test_bit(RIFT_SRV_OP_CANCELLED, &op->flags)) {
+	if (atomic_read(&op->cancel) & RIFT_SRV_OP_CANCELLED) {
 		err = -ECANCELED;
 		this_cpu_inc(path->stats->cancelled);
 	}
@@ -367,7 +367,6 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 				   imm->chunk);
 		return NULL;
 	}
-	clear_bit(RIFT_SRV_OP_CANCELLED, &op->flags);
 	if (imm->desc_off >= lim.chunk_size) {
 		err = -EBADMSG;
 		goto bad;
@@ -383,6 +382,11 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 		ib_dma_sync_single_for_cpu(path->ib_dev, dma, req.desc_off,
 					   DMA_BIDIRECTIONAL);
 
+	/*
+	 * This also clears CANCELLED: a CANCEL of the previous request that
+	 * lands from here on finds another generation (with CANCEL_GEN).
+	 */
+	atomic_set(&op->cancel, path->cancel_gen ? req.gen : 0);
 	op->con = con;
 	op->dir = req.dir == RIFT_IO_READ ? RIFT_READ : RIFT_WRITE;
 	op->data_off = req.data_off;
@@ -554,6 +558,44 @@ static void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq)
 		rift_srv_path_fail(con->path, "cannot answer a heartbeat: %d", err);
 }
 
+/*
+ * Mark the request a CANCEL names.  The client sends CANCEL before it has
+ * seen the answer, but a CANCEL on one connection and the next request on
+ * the chunk on another are not ordered: the answer can cross the CANCEL,
+ * the client reuse the chunk, and the new request arrive first.  With
+ * CANCEL_GEN the CANCEL names its request's generation and only that one
+ * is marked; one for an earlier request is counted and ignored.  Without
+ * it (gen 0 on both sides) whatever request holds the chunk is marked, as
+ * before the feature.  A mark on an idle op is harmless: the next request
+ * overwrites the word in rift_srv_op_start().  Returns false after failing
+ * the path.
+ */
+static bool rift_srv_cancel(struct rift_srv_path *path, const struct rift_imm *imm)
+{
+	struct rift_srv_op *op = &path->ops[imm->chunk];
+	u64 feat = (path->can_cancel ? RIFT_FEAT_CANCEL : 0) |
+		   (path->cancel_gen ? RIFT_FEAT_CANCEL_GEN : 0);
+	u16 gen;
+	int old, err;
+
+	err = rift_proto_cancel_gen(imm, feat, &gen);
+	if (err) {
+		rift_srv_path_fail(path, "CANCEL %s", err == -EPROTO ?
+				   "without the feature" : "with a generation without CANCEL_GEN");
+		return false;
+	}
+	old = atomic_read(&op->cancel);
+	do {
+		if ((old & RIFT_SRV_OP_GEN_MASK) != gen) {
+			this_cpu_inc(path->stats->cancels_stale);
+			return true;
+		}
+		if (old & RIFT_SRV_OP_CANCELLED)
+			return true;
+	} while (!atomic_try_cmpxchg(&op->cancel, &old, old | RIFT_SRV_OP_CANCELLED));
+	return true;
+}
+
 static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 				 __be32 imm_data)
 {
@@ -589,16 +631,8 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 			WRITE_ONCE(path->hb_outstanding, false);
 		break;
 	case RIFT_IMM_CANCEL:
-		if (!path->can_cancel) {
-			rift_srv_path_fail(path, "CANCEL without the feature");
+		if (!rift_srv_cancel(path, &imm))
 			return;
-		}
-		/*
-		 * The client holds the chunk until it sees an answer, so a busy
-		 * op is the cancelled request; an idle one was answered already.
-		 */
-		if (test_bit(RIFT_SRV_OP_BUSY, &path->ops[imm.chunk].flags))
-			set_bit(RIFT_SRV_OP_CANCELLED, &path->ops[imm.chunk].flags);
 		break;
 	default:
 		rift_srv_path_fail(path, "unexpected message type %u", imm.type);

@@ -318,6 +318,8 @@ static struct rift_srv_stat_attr rift_srv_stat_counters[] = {
 	  offsetof(struct rift_srv_stats, writes_refused) },
 	{ __ATTR(cancelled, 0444, rift_srv_stat_show, NULL),
 	  offsetof(struct rift_srv_stats, cancelled) },
+	{ __ATTR(cancels_stale, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, cancels_stale) },
 };
 
 static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,

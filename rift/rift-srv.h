@@ -137,13 +137,22 @@ struct rift_srv_ctx {
 
 /* rift_srv_op.flags */
 #define RIFT_SRV_OP_BUSY	0
-/* The client gave up on the request (CANCEL): answer without read data. */
-#define RIFT_SRV_OP_CANCELLED	1
+
+/*
+ * rift_srv_op.cancel: the generation of the request on the chunk in the
+ * low 16 bits (0 without RIFT_FEAT_CANCEL_GEN), and whether the client
+ * gave up on it (CANCEL: answer without read data).  One word, so that a
+ * CANCEL tests the generation and marks the request in one cmpxchg: a
+ * test then a set could mark the next request, when the chunk is reused
+ * between the two.
+ */
+#define RIFT_SRV_OP_GEN_MASK	0xffffU
+#define RIFT_SRV_OP_CANCELLED	BIT(16)
 
 /**
  * struct rift_srv_op - one request, preallocated per chunk of a path
- * @flags: RIFT_SRV_OP_BUSY while the ULP owns the request,
- *	RIFT_SRV_OP_CANCELLED once the client cancelled it
+ * @flags: RIFT_SRV_OP_BUSY while the ULP owns the request
+ * @cancel: generation of the request and RIFT_SRV_OP_CANCELLED, see above
  * @sess: session of @path (fixed), for the ULP API
  * @segs: client segments of a read (fixed, RIFT_IO_MAX_SEGS entries)
  * @chunk: chunk id (fixed)
@@ -161,6 +170,7 @@ struct rift_srv_ctx {
  */
 struct rift_srv_op {
 	unsigned long		flags;
+	atomic_t		cancel;
 	struct rift_srv_sess	*sess;
 	struct rift_rbuf	*segs;
 	u16			chunk;
@@ -271,6 +281,8 @@ struct rift_srv_con {
  * @rkey_rotations: chunk MRs invalidated and registered again under a new
  *	rkey (always-invalidate)
  * @cancelled: requests answered after the client cancelled them
+ * @cancels_stale: CANCELs ignored because they named an earlier request
+ *	on the chunk than the one the server has (RIFT_FEAT_CANCEL_GEN)
  * @writes_refused: RDMA WRITEs of read data the client refused with a
  *	remote access error, e.g. a late response into a read it had timed
  *	out and invalidated
@@ -284,6 +296,7 @@ struct rift_srv_stats {
 	u64	rkey_rotations;
 	u64	writes_refused;
 	u64	cancelled;
+	u64	cancels_stale;
 };
 
 /**
@@ -325,6 +338,7 @@ struct rift_srv_stats {
  * @mrs: per-chunk MRs
  * @always_inv: ALWAYS_INVALIDATE was accepted for this path instance
  * @can_cancel: CANCEL was accepted for this path instance
+ * @cancel_gen: CANCEL_GEN too: requests and CANCELs carry a generation
  * @rkey_msgs: per-chunk RSP_RKEY payloads (always-invalidate)
  * @nr_mrs: entries of @mrs allocated
  * @reg_cqe: completion of the REG_MR WRs (seen only on failure)
@@ -385,6 +399,7 @@ struct rift_srv_path {
 	u32				nr_mrs;
 	bool				always_inv;
 	bool				can_cancel;
+	bool				cancel_gen;
 	struct rift_wire_rkey_msg	*rkey_msgs;
 	struct ib_cqe			reg_cqe;
 	struct rift_iu			*info_tx;

@@ -994,6 +994,92 @@ static bool case_write_read(const struct peer_case *tc)
 	return ok;
 }
 
+/* Store offset and hold time of the request cancel_stale_* hold back. */
+#define CANCEL_OFF		0x100000ULL
+#define CANCEL_HOLD_MS		800
+
+/*
+ * Post a write of generation @gen through chunk 0 that rift-test-srv holds
+ * back for CANCEL_HOLD_MS, then a CANCEL of generation @cancel_gen on the
+ * same connection (so it arrives while the write is held), and wait for
+ * the write's answer.  Fails unless the write was really held.
+ */
+static bool held_write_cancelled(struct path *p, u16 gen, u16 cancel_gen, int *err)
+{
+	struct rift_imm cancel = { .type = RIFT_IMM_CANCEL, .gen = cancel_gen };
+	long long t0 = now_ms(), took;
+	u8 data[512];
+	__be32 v;
+
+	pattern(data, sizeof(data), 70 + gen);
+	if (!set_param("rift_test_srv", "delay_offset", CANCEL_OFF) ||
+	    !set_param("rift_test_srv", "delay_next_ms", CANCEL_HOLD_MS) ||
+	    !test_write_post(p, p->con[0], 0, gen, CANCEL_OFF, data, sizeof(data)) ||
+	    !EXPECT(!rift_imm_encode(&cancel, &v), "cannot encode CANCEL") ||
+	    !send_imm(p->con[0], v) || !io_wait(p, p->con[0], 0, err))
+		return false;
+	took = now_ms() - t0;
+	return EXPECT(took >= CANCEL_HOLD_MS * 3 / 4,
+		      "request of generation %u answered after %lld ms: not held back", gen,
+		      took);
+}
+
+enum {
+	CANCEL_WITH_GEN,
+	CANCEL_LEGACY,
+};
+
+/*
+ * M3: a CANCEL and the next request on its chunk are not ordered on the
+ * server (another connection, another CQ): the client times request 1
+ * out and sends CANCEL, request 1's answer crosses it, the client reuses
+ * the chunk for request 2, and request 2 reaches the server first.  The
+ * peer replays that order on one connection: request 1 answered, request
+ * 2 held back by rift-test-srv, then request 1's CANCEL.
+ *  - CANCEL_GEN: the CANCEL names generation 1, the server holds 2, so it
+ *    is ignored and counted (cancels_stale); request 2 succeeds.  A CANCEL
+ *    naming generation 3 does cancel request 3.
+ *  - without it (an old peer): the CANCEL names only the chunk, and
+ *    request 2 is cancelled, the race the feature closes; the old
+ *    behaviour stays for such peers.
+ */
+static bool case_cancel_stale(const struct peer_case *tc)
+{
+	bool gen = tc->arg == CANCEL_WITH_GEN;
+	long long stale0 = -1, stale1;
+	u8 data[512];
+	struct path p;
+	bool ok;
+	int err;
+
+	path_init(&p, 1, 1);
+	p.feat = RIFT_FEAT_CANCEL | (gen ? RIFT_FEAT_CANCEL_GEN : 0);
+	pattern(data, sizeof(data), 69);
+	ok = path_connect(&p, 0) && path_info(&p) &&
+	     EXPECT(p.info.feat_accepted == p.feat, "features %#llx accepted, %#llx offered",
+		    (unsigned long long)p.info.feat_accepted, (unsigned long long)p.feat) &&
+	     test_write_post(&p, p.con[0], 0, 1, CANCEL_OFF, data, sizeof(data)) &&
+	     io_wait(&p, p.con[0], 0, &err) && expect_errno(err, 0, "request 1") &&
+	     EXPECT((stale0 = srv_path_stat(&p, "cancels_stale")) >= 0,
+		    "cannot read the path's cancels_stale") &&
+	     held_write_cancelled(&p, 2, gen ? 1 : 0, &err);
+	if (ok && gen) {
+		stale1 = srv_path_stat(&p, "cancels_stale");
+		ok = expect_errno(err, 0, "request 2, after request 1's late CANCEL") &&
+		     EXPECT(stale1 == stale0 + 1, "cancels_stale %lld before, %lld after",
+			    stale0, stale1) &&
+		     held_write_cancelled(&p, 3, 3, &err) &&
+		     expect_errno(err, -ECANCELED, "request 3, cancelled by its own CANCEL");
+	} else if (ok) {
+		ok = expect_errno(err, -ECANCELED,
+				  "request 2 without CANCEL_GEN: cancelled by request 1's CANCEL");
+	}
+	ok = ok && hb_roundtrip(&p, p.con[0], 9);
+	set_param("rift_test_srv", "delay_next_ms", 0);
+	path_down(&p);
+	return ok;
+}
+
 enum {
 	DESC_OFF_MISMATCH,
 	DESC_BAD_MAGIC,
@@ -1358,6 +1444,8 @@ static const struct peer_case cases[] = {
 	CASE("write_read",			case_write_read),
 	CASE("all_chunks_in_flight",		case_all_chunks_in_flight),
 	CASE("abort_with_requests",		case_abort_with_requests),
+	VARIANT("cancel_stale_gen",		case_cancel_stale, CANCEL_WITH_GEN),
+	VARIANT("cancel_stale_legacy",		case_cancel_stale, CANCEL_LEGACY),
 	VARIANT("desc_off_mismatch",		case_bad_desc, DESC_OFF_MISMATCH),
 	VARIANT("desc_bad_magic",		case_bad_desc, DESC_BAD_MAGIC),
 	VARIANT("desc_dir_mismatch",		case_bad_desc, DESC_DIR_MISMATCH),
