@@ -210,9 +210,25 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
 
 /*
  * Post the response (and a read's data) on the connection the request
- * came on.  Caller holds the path's io_ref.  The op is released right
- * before posting: the client cannot reuse the chunk before it has seen
- * the response, and the read's WRs live in their own allocation.
+ * came on.  Caller holds the path's io_ref.
+ *
+ * The op is released only after ib_post_send() returned (finding L6).
+ * The posted WRs read state shared by every request on the chunk: the
+ * inline rkey message is copied, and the MR's key read, during the post,
+ * and the next answer on the chunk rewrites both.  Released before the
+ * post, a client that reuses the chunk at once (it may, once it has the
+ * answer, which can go out while the post is still running) could have
+ * its next request answered first and the shared data overwritten under
+ * this post: a wrong rkey for the client, and an always-invalidate key
+ * that the next answer's REG_MR has already made current.  Snapshotting
+ * into a per-post copy would cover the message but not the MR, which is
+ * one per chunk; so the post stays inside the op's ownership.  Its cost
+ * is that a next request can arrive before the release:
+ * RIFT_SRV_OP_POSTING tells rift_srv_op_start() to wait for it (a few
+ * microseconds: one post) instead of failing the path.  Bottom halves are
+ * off meanwhile, so that the waiter, which runs in the CQ's softirq, can
+ * never spin on this CPU's own interrupted post.  The read's WRs live in
+ * their own allocation and need no such care.
  */
 static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 {
@@ -287,9 +303,16 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	/* Hand what the CPU touched back to the device before the client may write. */
 	ib_dma_sync_single_for_device(path->ib_dev, rift_srv_chunk_dma(path, op->chunk),
 				      sync_len, DMA_BIDIRECTIONAL);
-	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 
+	local_bh_disable();
+	set_bit(RIFT_SRV_OP_POSTING, &op->flags);
 	ret = ib_post_send(con->c.cm_id->qp, first, NULL);
+	/*
+	 * POSTING stays set: cleared here first, a request arriving before
+	 * BUSY goes would find BUSY alone.  The next taker clears it.
+	 */
+	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+	local_bh_enable();
 	if (ret) {
 		if (first != head)
 			rift_srv_rd_free(container_of(wr.wr_cqe, struct rift_srv_rd, cqe));
@@ -337,6 +360,35 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 }
 EXPORT_SYMBOL_GPL(rift_srv_resp);
 
+/* Longest wait for an answer's post to return; see rift_srv_send_rsp(). */
+#define RIFT_SRV_POST_WAIT_NS	(10 * NSEC_PER_MSEC)
+
+/*
+ * Take the chunk's op.  A busy op is a protocol violation, unless its
+ * answer is being posted: the client may have seen that answer already.
+ * The poster runs with bottom halves off and only its ib_post_send() is
+ * left, so the wait is short; it is bounded all the same.
+ */
+static bool rift_srv_op_take(struct rift_srv_op *op)
+{
+	u64 end;
+
+	if (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
+		if (!test_bit(RIFT_SRV_OP_POSTING, &op->flags))
+			return false;
+		end = ktime_get_ns() + RIFT_SRV_POST_WAIT_NS;
+		while (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
+			if (ktime_get_ns() > end)
+				return false;
+			cpu_relax();
+		}
+		this_cpu_inc(op->path->stats->posting_waits);
+	}
+	/* The previous answer's post is over: see rift_srv_send_rsp(). */
+	clear_bit(RIFT_SRV_OP_POSTING, &op->flags);
+	return true;
+}
+
 /*
  * Validate a request and take the chunk's op for it.  Returns NULL after
  * failing the path if the client sent something it must not have.
@@ -362,7 +414,7 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	 * range.  Ops are per path instance: only this path's client can have
 	 * left this op busy.
 	 */
-	if (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
+	if (!rift_srv_op_take(op)) {
 		rift_srv_path_fail(path, "request on chunk %u, which has one unanswered",
 				   imm->chunk);
 		return NULL;

@@ -137,6 +137,14 @@ struct rift_srv_ctx {
 
 /* rift_srv_op.flags */
 #define RIFT_SRV_OP_BUSY	0
+/*
+ * The answer is final and being posted; BUSY goes once the post returned.
+ * The client may see the answer and send the next request on the chunk
+ * before that: rift_srv_op_start() waits for BUSY instead of calling it a
+ * protocol violation.  Set by the poster, cleared by the next taker of
+ * BUSY (never between the post and the release of BUSY).
+ */
+#define RIFT_SRV_OP_POSTING	1
 
 /*
  * rift_srv_op.cancel: the generation of the request on the chunk in the
@@ -151,7 +159,8 @@ struct rift_srv_ctx {
 
 /**
  * struct rift_srv_op - one request, preallocated per chunk of a path
- * @flags: RIFT_SRV_OP_BUSY while the ULP owns the request
+ * @flags: RIFT_SRV_OP_BUSY from the request's arrival until its answer is
+ *	posted, RIFT_SRV_OP_POSTING from then until the op is taken again
  * @cancel: generation of the request and RIFT_SRV_OP_CANCELLED, see above
  * @sess: session of @path (fixed), for the ULP API
  * @segs: client segments of a read (fixed, RIFT_IO_MAX_SEGS entries)
@@ -283,6 +292,8 @@ struct rift_srv_con {
  * @cancelled: requests answered after the client cancelled them
  * @cancels_stale: CANCELs ignored because they named an earlier request
  *	on the chunk than the one the server has (RIFT_FEAT_CANCEL_GEN)
+ * @posting_waits: requests that arrived while the answer to the previous
+ *	one on their chunk was still being posted, and waited for the post
  * @writes_refused: RDMA WRITEs of read data the client refused with a
  *	remote access error, e.g. a late response into a read it had timed
  *	out and invalidated
@@ -297,6 +308,7 @@ struct rift_srv_stats {
 	u64	writes_refused;
 	u64	cancelled;
 	u64	cancels_stale;
+	u64	posting_waits;
 };
 
 /**
@@ -451,6 +463,7 @@ u32 rift_srv_param_hb_interval_ms(void);
 bool rift_srv_param_always_invalidate(void);
 bool rift_srv_param_force_always_invalidate(void);
 bool rift_srv_param_cancel(void);
+
 u8 rift_srv_param_ack_timeout(void);
 u32 rift_srv_param_max_sessions(void);
 u32 rift_srv_param_max_paths_per_session(void);

@@ -994,6 +994,86 @@ static bool case_write_read(const struct peer_case *tc)
 	return ok;
 }
 
+/* Answers chunk_reuse_ai waits for. */
+#define REUSE_ROUNDS		1000
+
+/* The next RSP_RKEY on @c, with its new key; answers heartbeats. */
+static bool recv_rsp_rkey(const struct path *p, struct peer_conn *c, struct rift_imm *imm,
+			  u32 *rkey)
+{
+	struct rift_imm ack = { .type = RIFT_IMM_HB_ACK };
+	struct peer_recv r;
+	__be32 v;
+	int err;
+
+	for (;;) {
+		err = peer_recv(c, peer_timeout_ms, &r);
+		if (!EXPECT(!err, "nothing received: %s",
+			    err == -ETIMEDOUT ? "timed out" : peer_conn_error(c)) ||
+		    !EXPECT(r.has_imm, "a %u-byte message without immediate data", r.len))
+			return false;
+		v = (__force __be32)r.imm;
+		if (!EXPECT(!rift_imm_decode(v, p->info.queue_depth, imm),
+			    "malformed immediate 0x%08x", be32_to_cpu(v)))
+			return false;
+		if (imm->type != RIFT_IMM_HB)
+			break;
+		ack.seq = imm->seq;
+		if (rift_imm_encode(&ack, &v) || !send_imm(c, v))
+			return false;
+	}
+	return EXPECT(imm->type == RIFT_IMM_RSP_RKEY, "got type %u, expected RSP_RKEY",
+		      imm->type) &&
+	       EXPECT(!rift_proto_rkey_decode(r.data, r.len, imm->chunk, rkey),
+		      "RSP_RKEY of chunk %u with a bad %u-byte payload", imm->chunk, r.len);
+}
+
+/*
+ * L6 stress: with always-invalidate every answer carries the chunk's next
+ * rkey, and the peer writes into the chunk again under that key the moment
+ * it has the answer, on every chunk at once.  The server must take each
+ * next request although the previous answer's post may not have returned
+ * yet (no "one unanswered" refusal), and must never hand out a key that
+ * the chunk's MR does not carry (the next write would be refused by its
+ * device and the connection broken).
+ */
+static bool case_chunk_reuse_ai(const struct peer_case *tc)
+{
+	u32 done = 0, posted = 0, rkey, i;
+	struct rift_imm rsp;
+	u8 data[512];
+	struct path p;
+	bool ok;
+
+	(void)tc;
+	path_init(&p, 1, 1);
+	p.feat = RIFT_FEAT_ALWAYS_INVALIDATE;
+	pattern(data, sizeof(data), 80);
+	ok = path_connect(&p, 0) && path_info(&p) &&
+	     EXPECT(p.info.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE,
+		    "always-invalidate not accepted");
+	for (i = 0; ok && i < p.info.queue_depth; i++, posted++)
+		ok = test_write_post(&p, p.con[0], i, 0, (u64)i * 4096, data, sizeof(data));
+	while (ok && done < posted) {
+		ok = recv_rsp_rkey(&p, p.con[0], &rsp, &rkey) &&
+		     expect_errno(rsp.err, 0, "write");
+		if (!ok)
+			break;
+		done++;
+		p.chunks[rsp.chunk].rkey = rkey;
+		if (posted < REUSE_ROUNDS) {
+			ok = test_write_post(&p, p.con[0], rsp.chunk, 0,
+					     (u64)rsp.chunk * 4096, data, sizeof(data));
+			posted++;
+		}
+	}
+	diag("%u writes answered, posting_waits %lld", done,
+	     srv_path_stat(&p, "posting_waits"));
+	ok = ok && hb_roundtrip(&p, p.con[0], 11);
+	path_down(&p);
+	return ok;
+}
+
 /* Store offset and hold time of the request cancel_stale_* hold back. */
 #define CANCEL_OFF		0x100000ULL
 #define CANCEL_HOLD_MS		800
@@ -1444,6 +1524,7 @@ static const struct peer_case cases[] = {
 	CASE("write_read",			case_write_read),
 	CASE("all_chunks_in_flight",		case_all_chunks_in_flight),
 	CASE("abort_with_requests",		case_abort_with_requests),
+	CASE("chunk_reuse_ai",			case_chunk_reuse_ai),
 	VARIANT("cancel_stale_gen",		case_cancel_stale, CANCEL_WITH_GEN),
 	VARIANT("cancel_stale_legacy",		case_cancel_stale, CANCEL_LEGACY),
 	VARIANT("desc_off_mismatch",		case_bad_desc, DESC_OFF_MISMATCH),
