@@ -109,8 +109,8 @@ void rift_srv_path_refuse(struct rift_srv_path *path, int status, const char *fm
 	va_start(ap, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &ap;
-	pr_info_ratelimited("session %s, path %s: refusing: %pV\n",
-			    rift_srv_sess_label(path->sess), path->name, &vaf);
+	rift_srv_peer_info("session %s, path %s: refusing: %pV\n",
+			   rift_srv_sess_label(path->sess), path->name, &vaf);
 	va_end(ap);
 
 	if (path->info_tx)
@@ -538,9 +538,9 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	err = rift_srv_path_send_info_rsp(path, req, proved && (req->present &
 					  BIT(RIFT_TLV_AUTH_NONCE)) ? proof : NULL, wrs, table);
 	if (!err)
-		pr_info("session %s: path %s connected on %s port %u, %u connections\n",
-			sess->name, path->name, dev_name(&path->ib_dev->dev),
-			path->hca_port, path->con_cnt);
+		rift_srv_peer_info("session %s: path %s connected on %s port %u, %u connections\n",
+				   sess->name, path->name, dev_name(&path->ib_dev->dev),
+				   path->hca_port, path->con_cnt);
 out:
 	kfree(table);
 	kfree(wrs);

@@ -44,6 +44,7 @@
 #include <linux/percpu.h>
 #include <linux/percpu-refcount.h>
 #include <linux/wait.h>
+#include <linux/ratelimit.h>
 
 #include <rift/rift.h>
 #include "rift-core.h"
@@ -464,6 +465,17 @@ bool rift_srv_param_always_invalidate(void);
 bool rift_srv_param_force_always_invalidate(void);
 bool rift_srv_param_cancel(void);
 
+/*
+ * Log lines any client can cause at will, by connecting, getting refused
+ * or failing a path, and closing, over and over: one budget for all of
+ * them, so churn that hits many kinds of line still cannot flood the log.
+ */
+extern struct ratelimit_state rift_srv_peer_rs;
+#define rift_srv_peer_info(fmt, ...)					\
+	do {								\
+		if (__ratelimit(&rift_srv_peer_rs))			\
+			pr_info(fmt, ##__VA_ARGS__);			\
+	} while (0)
 u8 rift_srv_param_ack_timeout(void);
 u32 rift_srv_param_max_sessions(void);
 u32 rift_srv_param_max_paths_per_session(void);

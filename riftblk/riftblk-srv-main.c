@@ -389,8 +389,8 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 		goto err_free;
 	err = riftblk_srv_resolve(req->path, path, RIFTBLK_PATH_MAX);
 	if (err) {
-		pr_warn("%s: refusing %s: outside dev_search_path %s\n", sess->name,
-			req->path, dev_search_path);
+		pr_warn_ratelimited("%s: refusing %s: outside dev_search_path %s\n", sess->name,
+				    req->path, dev_search_path);
 		goto err_free;
 	}
 	map->access_mode = req->access_mode;
@@ -400,7 +400,7 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	map->bdev = blkdev_get_by_path(path, map->fmode, &riftblk_srv_holder);
 	if (IS_ERR(map->bdev)) {
 		err = PTR_ERR(map->bdev);
-		pr_warn("%s: cannot open %s: %d\n", sess->name, path, err);
+		pr_warn_ratelimited("%s: cannot open %s: %d\n", sess->name, path, err);
 		goto err_free;
 	}
 	d = riftblk_srv_dev_get(map->bdev, path);
@@ -410,10 +410,10 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	}
 	err = riftblk_srv_mode_ok(d, sess, req->access_mode);
 	if (err) {
-		pr_warn("%s: refusing %s mapping of %s: %s\n", sess->name,
-			riftblk_access_mode_name(req->access_mode), path,
-			err == -EEXIST ? "already mapped by the session" :
-			"the device has a mapping in that mode");
+		pr_warn_ratelimited("%s: refusing %s mapping of %s: %s\n", sess->name,
+				    riftblk_access_mode_name(req->access_mode), path,
+				    err == -EEXIST ? "already mapped by the session" :
+				    "the device has a mapping in that mode");
 		goto err_put_dev;
 	}
 	map->dev = d;
@@ -442,8 +442,8 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 		d->nr_rw++;
 	else if (map->access_mode == RIFTBLK_ACCESS_MIGRATION)
 		d->nr_migration++;
-	pr_info("%s: mapped %s (%pg) %s as dev_id %u\n", sess->name, path,
-		map->bdev, riftblk_access_mode_name(map->access_mode), map->dev_id);
+	pr_info_ratelimited("%s: mapped %s (%pg) %s as dev_id %u\n", sess->name, path,
+			    map->bdev, riftblk_access_mode_name(map->access_mode), map->dev_id);
 	kfree(path);
 	return 0;
 
@@ -507,7 +507,8 @@ static void riftblk_srv_ctl_work(struct work_struct *work)
 		} else if (hdr.type == RIFTBLK_MSG_CLOSE) {
 			err = ctl->dir == RIFT_WRITE && !ctl->datalen ? 0 : -EBADMSG;
 			if (!err) {
-				pr_info("%s: unmapped %s\n", sess->name, map->dev->path);
+				pr_info_ratelimited("%s: unmapped %s\n", sess->name,
+						    map->dev->path);
 				riftblk_srv_map_close(map);
 			}
 		} else {
@@ -609,8 +610,8 @@ static void riftblk_srv_sess_down(struct rift_srv_sess *rsess)
 		xa_for_each(&sess->maps, id, map) {
 			if (xa_is_value(map))
 				continue;
-			pr_info("%s: disconnected: unmapping %s\n", sess->name,
-				map->dev->path);
+			pr_info_ratelimited("%s: disconnected: unmapping %s\n", sess->name,
+					    map->dev->path);
 			riftblk_srv_map_close(map);
 		}
 		xa_destroy(&sess->maps);

@@ -22,6 +22,7 @@
  *   -s, -d   client and server IPv4 addresses (198.18.0.2, 198.18.0.1)
  *   -p       server port (7674)
  *   -t       limit of every single wait, in ms (10000)
+ *   -N       cycles of the (manual) session_churn case (300)
  *   -l       list the cases
  *
  * Runs the named cases, or all of them, and prints KTAP: one line per
@@ -61,6 +62,9 @@ struct peer_case {
 
 /* -F: CONNECT_REQUESTs the flood case sends. */
 static unsigned int flood_n = 1000;
+
+/* -N: connect/refuse cycles the session_churn case runs. */
+static unsigned int churn_n = 300;
 
 /* -V: a session of a kernel client the foreign_join cases attack. */
 static struct {
@@ -837,6 +841,38 @@ static bool case_flood(const struct peer_case *tc)
 	       EXPECT(nores, "no request was refused: the server's caps did not bite");
 }
 
+/*
+ * -N sessions, one after the other, each connected, refused at INFO (a
+ * host not on the list) and closed: every cycle makes the server create
+ * and tear down a session and a path.  The peer checks only that each is
+ * refused; hostile_peer.sh checks that the kernel log did not grow with
+ * the cycles (the server's lines for them are rate-limited).
+ */
+static bool case_session_churn(const struct peer_case *tc)
+{
+	unsigned int i, refused = 0;
+	long long t0 = now_ms();
+	struct path p;
+	u8 buf[512];
+	bool ok = true;
+	int len;
+
+	(void)tc;
+	for (i = 0; ok && i < churn_n; i++) {
+		path_init(&p, 1, 1);
+		ok = path_connect(&p, 0);
+		len = ok ? info_req_encode_as(p.name, PEER_HOST_UNKNOWN, NULL, p.rsp.version,
+					      buf, sizeof(buf)) : -1;
+		ok = ok && len > 0 && send_msg(p.con[0], buf, len) && info_recv(&p, p.con[0]) &&
+		     EXPECT(p.info.status == EACCES, "cycle %u: INFO_RSP status %u, expected %d",
+			    i, p.info.status, EACCES);
+		refused += ok;
+		path_down(&p);
+	}
+	diag("%u sessions connected and refused in %lld ms", refused, now_ms() - t0);
+	return ok;
+}
+
 /* ------------------------------------------------------------------ */
 /* Cases: heartbeats and IO                                            */
 /* ------------------------------------------------------------------ */
@@ -1503,6 +1539,7 @@ static const struct peer_case cases[] = {
 	CASE("join_high_gen_no_lockout",	case_join_high_gen),
 	MANUAL("flood",				case_flood, 0),
 	MANUAL("foreign_join",			case_foreign_join, 0),
+	MANUAL("session_churn",			case_session_churn, 0),
 	MANUAL("foreign_join_bad_proof",	case_foreign_join, 1),
 	CASE("msg_before_info",			case_msg_before_info),
 	VARIANT("info_garbage",			case_info_bad, INFO_GARBAGE),
@@ -1563,7 +1600,7 @@ static void overrun(int sig)
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [CASE...]\n"
+		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [-N N] [CASE...]\n"
 		"       rift-peer -l\n");
 	exit(2);
 }
@@ -1585,7 +1622,7 @@ int main(int argc, char **argv)
 	size_t n = 0, i;
 	bool ok;
 
-	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:lh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:N:lh")) != -1) {
 		switch (opt) {
 		case 's':
 			target.src = optarg;
@@ -1604,6 +1641,11 @@ int main(int argc, char **argv)
 		case 'F':
 			flood_n = atoi(optarg);
 			if (!flood_n)
+				print_usage();
+			break;
+		case 'N':
+			churn_n = atoi(optarg);
+			if (!churn_n)
 				print_usage();
 			break;
 		case 'V':
