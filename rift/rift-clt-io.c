@@ -342,6 +342,8 @@ static void rift_clt_req_timeout(struct rift_clt_path *path,
 	struct rift_imm imm = {
 		.type	= RIFT_IMM_CANCEL,
 		.chunk	= req->permit_id,
+		/* Names this request, not whichever holds the chunk later. */
+		.gen	= path->cancel_gen ? READ_ONCE(req->gen) : 0,
 	};
 	struct ib_send_wr cancel = {}, *first;
 	struct ib_rdma_wr fence = {};
@@ -953,9 +955,16 @@ int rift_clt_req_post(struct rift_clt_req *req)
 	io.chunk = req->permit_id;
 	io.usr_len = req->usr_len;
 	io.data_len = req->data_len;
+	/*
+	 * A new generation per request on the chunk, so that a CANCEL of
+	 * this one cannot cancel the next (CANCEL_GEN).  Released with the
+	 * state: the timeout that sees POSTED sends this request's gen.
+	 */
+	WRITE_ONCE(req->gen, req->gen + 1);
+	io.gen = path->cancel_gen ? req->gen : 0;
 	atomic_inc(&path->inflight);
 	atomic_inc(&req->con->inflight);
-	atomic_set(&req->state, RIFT_CLT_REQ_POSTED);
+	atomic_set_release(&req->state, RIFT_CLT_REQ_POSTED);
 	err = rift_clt_post_io(req, &io);
 	if (err) {
 		atomic_set(&req->state, RIFT_CLT_REQ_IDLE);

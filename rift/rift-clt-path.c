@@ -646,7 +646,7 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	if (err)
 		goto out_free_tx;
 	/* We follow always-invalidate whenever a server imposes it. */
-	req.feat_offered = RIFT_FEAT_CANCEL | RIFT_FEAT_AI_CAPABLE |
+	req.feat_offered = RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN | RIFT_FEAT_AI_CAPABLE |
 			   (READ_ONCE(sess->always_inv) ? RIFT_FEAT_ALWAYS_INVALIDATE : 0);
 	/* The server watches us at the tick we ask for. */
 	req.hb_interval_ms = READ_ONCE(sess->hb_interval_ms);
@@ -736,6 +736,7 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	path->orphans = orphans;
 	path->always_inv = rsp.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE;
 	path->can_cancel = rsp.feat_accepted & RIFT_FEAT_CANCEL;
+	path->cancel_gen = rsp.feat_accepted & RIFT_FEAT_CANCEL_GEN;
 	kfree(path->chunks);
 	path->chunks = chunks;
 	path->nr_chunks = rsp.nr_chunks;

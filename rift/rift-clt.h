@@ -173,6 +173,8 @@ struct rift_clt_stats {
  * @old_rkeys: per chunk, the rkey the last RSP_RKEY replaced (test hook)
  * @always_inv: ALWAYS_INVALIDATE is on for this path instance
  * @can_cancel: the server accepted CANCEL for this path instance
+ * @cancel_gen: it accepted CANCEL_GEN too: requests and CANCELs carry the
+ *	request's generation
  * @pd: protection domain of the path instance: its QPs, per-read MRs and
  *	staging MRs; taken by the first connection, put once all are closed
  * @bounce: staging pages of small reads for this path instance, or NULL;
@@ -231,6 +233,7 @@ struct rift_clt_path {
 	u32				*old_rkeys;
 	bool				always_inv;
 	bool				can_cancel;
+	bool				cancel_gen;
 	struct rift_pd			pd;
 	struct rift_clt_bounce		*bounce;
 	unsigned long			*orphans;
@@ -324,6 +327,8 @@ enum rift_clt_mp_policy {
  * @bounced: a read answered into its path's staging page for the permit
  * @inv_cqe: completion of the MR's local invalidation
  * @result: errno the server answered with
+ * @gen: generation of the last request posted on the permit's chunk
+ *	(CANCEL_GEN); wraps
  * @state: enum rift_clt_req_state; every completion path claims the
  *	request with a cmpxchg, so it completes exactly once
  */
@@ -354,6 +359,7 @@ struct rift_clt_req {
 	bool				bounced;
 	struct ib_cqe			inv_cqe;
 	int				result;
+	u16				gen;
 	atomic_t			state;
 };
 

@@ -129,12 +129,17 @@ EXPORT_SYMBOL_GPL(rift_proto_version_pick);
  *
  * Bits this build does not know are dropped even if @supported has them, so
  * a server can never accept something it cannot implement.
+ * %RIFT_FEAT_CANCEL_GEN qualifies CANCEL and is dropped without it.
  *
  * Return: the feature bits to send in INFO_RSP.
  */
 u64 rift_proto_features_accept(u64 offered, u64 supported)
 {
-	return offered & supported & RIFT_FEAT_KNOWN;
+	u64 feat = offered & supported & RIFT_FEAT_KNOWN;
+
+	if (!(feat & RIFT_FEAT_CANCEL))
+		feat &= ~RIFT_FEAT_CANCEL_GEN;
+	return feat;
 }
 EXPORT_SYMBOL_GPL(rift_proto_features_accept);
 
@@ -161,13 +166,16 @@ EXPORT_SYMBOL_GPL(rift_proto_features_acceptable);
  * @accepted: feature bits the server returned in INFO_RSP
  *
  * Return: 0 if @accepted is a subset of what rift_proto_features_acceptable()
- * allows for @offered and of the known bits, -EBADMSG otherwise.
+ * allows for @offered and of the known bits, -EBADMSG otherwise, and for
+ * %RIFT_FEAT_CANCEL_GEN without %RIFT_FEAT_CANCEL.
  */
 int rift_proto_features_check(u64 offered, u64 accepted)
 {
 	if (accepted & ~rift_proto_features_acceptable(offered))
 		return -EBADMSG;
 	if (accepted & ~RIFT_FEAT_KNOWN)
+		return -EBADMSG;
+	if ((accepted & RIFT_FEAT_CANCEL_GEN) && !(accepted & RIFT_FEAT_CANCEL))
 		return -EBADMSG;
 	return 0;
 }
@@ -492,7 +500,9 @@ EXPORT_SYMBOL_GPL(rift_proto_reject_str);
  *
  * Return: 0 on success, -EINVAL if the type is unknown or a field does not
  * fit its bits (misaligned or too large descriptor offset, errno outside
- * 0..%RIFT_IMM_ERRNO_MAX, non-zero chunk on a heartbeat).
+ * 0..%RIFT_IMM_ERRNO_MAX, non-zero chunk on a heartbeat).  A CANCEL
+ * carries @imm->gen, which the caller leaves 0 without
+ * %RIFT_FEAT_CANCEL_GEN.
  */
 int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data)
 {
@@ -523,7 +533,7 @@ int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data)
 		arg = imm->seq;
 		break;
 	case RIFT_IMM_CANCEL:
-		arg = 0;
+		arg = imm->gen;
 		break;
 	default:
 		return -EINVAL;
@@ -544,7 +554,9 @@ EXPORT_SYMBOL_GPL(rift_imm_encode);
  *
  * Return: 0 on success, -EINVAL if @nr_chunks is out of range, -EBADMSG for
  * an unknown type, an out-of-range chunk id, non-zero reserved bits in a
- * response or a non-zero chunk id in a heartbeat.
+ * response or a non-zero chunk id in a heartbeat.  A CANCEL's arg is
+ * returned in @imm->gen whatever its value: whether it may be non-zero
+ * depends on the path's features, see rift_proto_cancel_gen().
  */
 int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm)
 {
@@ -577,8 +589,9 @@ int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm)
 		imm->seq = arg;
 		break;
 	case RIFT_IMM_CANCEL:
-		if (chunk >= nr_chunks || arg)
+		if (chunk >= nr_chunks)
 			return -EBADMSG;
+		imm->gen = arg;
 		break;
 	default:
 		return -EBADMSG;
@@ -588,6 +601,37 @@ int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rift_imm_decode);
+
+/**
+ * rift_proto_cancel_gen() - server side: validate a CANCEL for a path
+ * @imm: a decoded %RIFT_IMM_CANCEL
+ * @feat: the features accepted for the path
+ * @gen: the generation of the request it names
+ *
+ * With %RIFT_FEAT_CANCEL_GEN, @gen is the CANCEL's arg and the caller
+ * cancels the request on the chunk only if its descriptor carried the same
+ * generation: a CANCEL that crossed the chunk's reuse then names an
+ * earlier request and is ignored.  Without it the arg must be 0 and so is
+ * @gen: the request on the chunk is cancelled whichever it is (the
+ * behaviour before the feature, with the race it fixes).
+ *
+ * Return: 0 with *@gen set, -EINVAL if @imm is not a CANCEL, -EPROTO if
+ * CANCEL was not accepted, -EBADMSG for a non-zero arg without
+ * %RIFT_FEAT_CANCEL_GEN.
+ */
+int rift_proto_cancel_gen(const struct rift_imm *imm, u64 feat, u16 *gen)
+{
+	*gen = 0;
+	if (imm->type != RIFT_IMM_CANCEL)
+		return -EINVAL;
+	if (!(feat & RIFT_FEAT_CANCEL))
+		return -EPROTO;
+	if (!(feat & RIFT_FEAT_CANCEL_GEN))
+		return imm->gen ? -EBADMSG : 0;
+	*gen = imm->gen;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_cancel_gen);
 
 /* ------------------------------------------------------------------ */
 /* IO descriptors                                                      */
@@ -701,6 +745,7 @@ int rift_proto_io_desc_encode(const struct rift_io_limits *lim, struct rift_io_r
 	w.nr_segs = cpu_to_le16(req->nr_segs);
 	w.data_len = cpu_to_le32(req->data_len);
 	w.chunk = cpu_to_le16(req->chunk);
+	w.gen = cpu_to_le16(req->gen);
 	memcpy(p, &w, sizeof(w));
 	p += sizeof(w);
 	for (i = 0; i < req->nr_segs; i++) {
@@ -776,6 +821,8 @@ int rift_proto_io_desc_decode(const struct rift_io_limits *lim, const struct rif
 	req->nr_segs = le16_to_cpu(w.nr_segs);
 	req->data_len = le32_to_cpu(w.data_len);
 	req->chunk = le16_to_cpu(w.chunk);
+	/* Any value: whether it means anything is the path's business. */
+	req->gen = le16_to_cpu(w.gen);
 
 	if (req->chunk != imm->chunk)
 		goto out;

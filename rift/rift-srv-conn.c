@@ -184,8 +184,8 @@ void rift_srv_path_fail(struct rift_srv_path *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &ap;
-	pr_info_ratelimited("session %s, path %s: closing: %pV\n",
-			    rift_srv_sess_label(path->sess), path->name, &vaf);
+	rift_srv_peer_info("session %s, path %s: closing: %pV\n",
+			   rift_srv_sess_label(path->sess), path->name, &vaf);
 	va_end(ap);
 	/* The session's list reference keeps @path alive until this ran. */
 	queue_work(rift_srv_wq, &path->close_work);
@@ -237,7 +237,7 @@ static void rift_srv_sess_release_work(struct work_struct *work)
 	mutex_lock(&sess->lock);
 	rift_srv_sess_change_state(sess, RIFT_SRV_SESS_CLOSED);
 	mutex_unlock(&sess->lock);
-	pr_info("session %s closed\n", rift_srv_sess_label(sess));
+	rift_srv_peer_info("session %s closed\n", rift_srv_sess_label(sess));
 	rift_srv_sess_sysfs_del(sess);
 	mutex_lock(&ctx->lock);
 	list_del(&sess->entry);
@@ -677,10 +677,10 @@ static int rift_srv_reject(struct rdma_cm_id *cm_id, const struct rift_srv_verdi
 	u8 buf[sizeof(struct rift_wire_reject)];
 	int len;
 
-	pr_info_ratelimited("refusing connection from %pISpc: %s%s%s\n",
-			    &cm_id->route.addr.dst_addr,
-			    rift_proto_reject_str(v->reason),
-			    v->why[0] ? ": " : "", v->why);
+	rift_srv_peer_info("refusing connection from %pISpc: %s%s%s\n",
+			   &cm_id->route.addr.dst_addr,
+			   rift_proto_reject_str(v->reason),
+			   v->why[0] ? ": " : "", v->why);
 	if (v->no_reject)
 		return -ECONNREFUSED;
 	len = rift_proto_reject_encode(&rej, buf, sizeof(buf));
@@ -1098,8 +1098,8 @@ static void rift_srv_path_close_work(struct work_struct *work)
 		sess->ops_killed = true;
 	}
 	mutex_unlock(&sess->lock);
-	pr_info("session %s: path %s closed\n", rift_srv_sess_label(sess),
-		path->name);
+	rift_srv_peer_info("session %s: path %s closed\n", rift_srv_sess_label(sess),
+			   path->name);
 	/*
 	 * The session ends once the ULP answered what it still holds.  Its
 	 * name goes now, not at release: a client that closes and at once

@@ -109,8 +109,8 @@ void rift_srv_path_refuse(struct rift_srv_path *path, int status, const char *fm
 	va_start(ap, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &ap;
-	pr_info_ratelimited("session %s, path %s: refusing: %pV\n",
-			    rift_srv_sess_label(path->sess), path->name, &vaf);
+	rift_srv_peer_info("session %s, path %s: refusing: %pV\n",
+			   rift_srv_sess_label(path->sess), path->name, &vaf);
 	va_end(ap);
 
 	if (path->info_tx)
@@ -230,7 +230,8 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 		.type		= RIFT_INFO_RSP,
 		.version	= path->version,
 		.feat_accepted	= (path->always_inv ? RIFT_FEAT_ALWAYS_INVALIDATE : 0) |
-				  (path->can_cancel ? RIFT_FEAT_CANCEL : 0),
+				  (path->can_cancel ? RIFT_FEAT_CANCEL : 0) |
+				  (path->cancel_gen ? RIFT_FEAT_CANCEL_GEN : 0),
 		.hb_interval_ms	= path->hb_interval_ms,
 		.hb_missed_max	= path->hb_missed_max,
 		.max_io_size	= sess->max_io_size,
@@ -467,7 +468,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	    path->cons[0].c.max_inline >= sizeof(struct rift_wire_rkey_msg))
 		feat = RIFT_FEAT_ALWAYS_INVALIDATE;
 	if (rift_srv_param_cancel())
-		feat |= RIFT_FEAT_CANCEL;
+		feat |= RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN;
 	feat = rift_proto_features_accept(req->feat_offered, feat);
 	if (rift_srv_param_force_always_invalidate()) {
 		if (!(rift_proto_features_acceptable(req->feat_offered) &
@@ -492,6 +493,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	}
 	path->always_inv = feat & RIFT_FEAT_ALWAYS_INVALIDATE;
 	path->can_cancel = feat & RIFT_FEAT_CANCEL;
+	path->cancel_gen = feat & RIFT_FEAT_CANCEL_GEN;
 	if (path->always_inv) {
 		path->rkey_msgs = kcalloc(path->queue_depth, sizeof(*path->rkey_msgs),
 					  GFP_KERNEL);
@@ -536,9 +538,9 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	err = rift_srv_path_send_info_rsp(path, req, proved && (req->present &
 					  BIT(RIFT_TLV_AUTH_NONCE)) ? proof : NULL, wrs, table);
 	if (!err)
-		pr_info("session %s: path %s connected on %s port %u, %u connections\n",
-			sess->name, path->name, dev_name(&path->ib_dev->dev),
-			path->hca_port, path->con_cnt);
+		rift_srv_peer_info("session %s: path %s connected on %s port %u, %u connections\n",
+				   sess->name, path->name, dev_name(&path->ib_dev->dev),
+				   path->hca_port, path->con_cnt);
 out:
 	kfree(table);
 	kfree(wrs);

@@ -210,9 +210,25 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
 
 /*
  * Post the response (and a read's data) on the connection the request
- * came on.  Caller holds the path's io_ref.  The op is released right
- * before posting: the client cannot reuse the chunk before it has seen
- * the response, and the read's WRs live in their own allocation.
+ * came on.  Caller holds the path's io_ref.
+ *
+ * The op is released only after ib_post_send() returned (finding L6).
+ * The posted WRs read state shared by every request on the chunk: the
+ * inline rkey message is copied, and the MR's key read, during the post,
+ * and the next answer on the chunk rewrites both.  Released before the
+ * post, a client that reuses the chunk at once (it may, once it has the
+ * answer, which can go out while the post is still running) could have
+ * its next request answered first and the shared data overwritten under
+ * this post: a wrong rkey for the client, and an always-invalidate key
+ * that the next answer's REG_MR has already made current.  Snapshotting
+ * into a per-post copy would cover the message but not the MR, which is
+ * one per chunk; so the post stays inside the op's ownership.  Its cost
+ * is that a next request can arrive before the release:
+ * RIFT_SRV_OP_POSTING tells rift_srv_op_start() to wait for it (a few
+ * microseconds: one post) instead of failing the path.  Bottom halves are
+ * off meanwhile, so that the waiter, which runs in the CQ's softirq, can
+ * never spin on this CPU's own interrupted post.  The read's WRs live in
+ * their own allocation and need no such care.
  */
 static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 {
@@ -260,7 +276,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	 * A lost race with CANCEL sends the data anyway; the client's MR is
 	 * invalidated by then and its device refuses it (writes_refused).
 	 */
-	if (test_bit(RIFT_SRV_OP_CANCELLED, &op->flags)) {
+	if (atomic_read(&op->cancel) & RIFT_SRV_OP_CANCELLED) {
 		err = -ECANCELED;
 		this_cpu_inc(path->stats->cancelled);
 	}
@@ -287,9 +303,16 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	/* Hand what the CPU touched back to the device before the client may write. */
 	ib_dma_sync_single_for_device(path->ib_dev, rift_srv_chunk_dma(path, op->chunk),
 				      sync_len, DMA_BIDIRECTIONAL);
-	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 
+	local_bh_disable();
+	set_bit(RIFT_SRV_OP_POSTING, &op->flags);
 	ret = ib_post_send(con->c.cm_id->qp, first, NULL);
+	/*
+	 * POSTING stays set: cleared here first, a request arriving before
+	 * BUSY goes would find BUSY alone.  The next taker clears it.
+	 */
+	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+	local_bh_enable();
 	if (ret) {
 		if (first != head)
 			rift_srv_rd_free(container_of(wr.wr_cqe, struct rift_srv_rd, cqe));
@@ -337,6 +360,35 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 }
 EXPORT_SYMBOL_GPL(rift_srv_resp);
 
+/* Longest wait for an answer's post to return; see rift_srv_send_rsp(). */
+#define RIFT_SRV_POST_WAIT_NS	(10 * NSEC_PER_MSEC)
+
+/*
+ * Take the chunk's op.  A busy op is a protocol violation, unless its
+ * answer is being posted: the client may have seen that answer already.
+ * The poster runs with bottom halves off and only its ib_post_send() is
+ * left, so the wait is short; it is bounded all the same.
+ */
+static bool rift_srv_op_take(struct rift_srv_op *op)
+{
+	u64 end;
+
+	if (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
+		if (!test_bit(RIFT_SRV_OP_POSTING, &op->flags))
+			return false;
+		end = ktime_get_ns() + RIFT_SRV_POST_WAIT_NS;
+		while (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
+			if (ktime_get_ns() > end)
+				return false;
+			cpu_relax();
+		}
+		this_cpu_inc(op->path->stats->posting_waits);
+	}
+	/* The previous answer's post is over: see rift_srv_send_rsp(). */
+	clear_bit(RIFT_SRV_OP_POSTING, &op->flags);
+	return true;
+}
+
 /*
  * Validate a request and take the chunk's op for it.  Returns NULL after
  * failing the path if the client sent something it must not have.
@@ -362,12 +414,11 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	 * range.  Ops are per path instance: only this path's client can have
 	 * left this op busy.
 	 */
-	if (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
+	if (!rift_srv_op_take(op)) {
 		rift_srv_path_fail(path, "request on chunk %u, which has one unanswered",
 				   imm->chunk);
 		return NULL;
 	}
-	clear_bit(RIFT_SRV_OP_CANCELLED, &op->flags);
 	if (imm->desc_off >= lim.chunk_size) {
 		err = -EBADMSG;
 		goto bad;
@@ -383,6 +434,11 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 		ib_dma_sync_single_for_cpu(path->ib_dev, dma, req.desc_off,
 					   DMA_BIDIRECTIONAL);
 
+	/*
+	 * This also clears CANCELLED: a CANCEL of the previous request that
+	 * lands from here on finds another generation (with CANCEL_GEN).
+	 */
+	atomic_set(&op->cancel, path->cancel_gen ? req.gen : 0);
 	op->con = con;
 	op->dir = req.dir == RIFT_IO_READ ? RIFT_READ : RIFT_WRITE;
 	op->data_off = req.data_off;
@@ -554,6 +610,44 @@ static void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq)
 		rift_srv_path_fail(con->path, "cannot answer a heartbeat: %d", err);
 }
 
+/*
+ * Mark the request a CANCEL names.  The client sends CANCEL before it has
+ * seen the answer, but a CANCEL on one connection and the next request on
+ * the chunk on another are not ordered: the answer can cross the CANCEL,
+ * the client reuse the chunk, and the new request arrive first.  With
+ * CANCEL_GEN the CANCEL names its request's generation and only that one
+ * is marked; one for an earlier request is counted and ignored.  Without
+ * it (gen 0 on both sides) whatever request holds the chunk is marked, as
+ * before the feature.  A mark on an idle op is harmless: the next request
+ * overwrites the word in rift_srv_op_start().  Returns false after failing
+ * the path.
+ */
+static bool rift_srv_cancel(struct rift_srv_path *path, const struct rift_imm *imm)
+{
+	struct rift_srv_op *op = &path->ops[imm->chunk];
+	u64 feat = (path->can_cancel ? RIFT_FEAT_CANCEL : 0) |
+		   (path->cancel_gen ? RIFT_FEAT_CANCEL_GEN : 0);
+	u16 gen;
+	int old, err;
+
+	err = rift_proto_cancel_gen(imm, feat, &gen);
+	if (err) {
+		rift_srv_path_fail(path, "CANCEL %s", err == -EPROTO ?
+				   "without the feature" : "with a generation without CANCEL_GEN");
+		return false;
+	}
+	old = atomic_read(&op->cancel);
+	do {
+		if ((old & RIFT_SRV_OP_GEN_MASK) != gen) {
+			this_cpu_inc(path->stats->cancels_stale);
+			return true;
+		}
+		if (old & RIFT_SRV_OP_CANCELLED)
+			return true;
+	} while (!atomic_try_cmpxchg(&op->cancel, &old, old | RIFT_SRV_OP_CANCELLED));
+	return true;
+}
+
 static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 				 __be32 imm_data)
 {
@@ -589,16 +683,8 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 			WRITE_ONCE(path->hb_outstanding, false);
 		break;
 	case RIFT_IMM_CANCEL:
-		if (!path->can_cancel) {
-			rift_srv_path_fail(path, "CANCEL without the feature");
+		if (!rift_srv_cancel(path, &imm))
 			return;
-		}
-		/*
-		 * The client holds the chunk until it sees an answer, so a busy
-		 * op is the cancelled request; an idle one was answered already.
-		 */
-		if (test_bit(RIFT_SRV_OP_BUSY, &path->ops[imm.chunk].flags))
-			set_bit(RIFT_SRV_OP_CANCELLED, &path->ops[imm.chunk].flags);
 		break;
 	default:
 		rift_srv_path_fail(path, "unexpected message type %u", imm.type);

@@ -318,6 +318,10 @@ static struct rift_srv_stat_attr rift_srv_stat_counters[] = {
 	  offsetof(struct rift_srv_stats, writes_refused) },
 	{ __ATTR(cancelled, 0444, rift_srv_stat_show, NULL),
 	  offsetof(struct rift_srv_stats, cancelled) },
+	{ __ATTR(cancels_stale, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, cancels_stale) },
+	{ __ATTR(posting_waits, 0444, rift_srv_stat_show, NULL),
+	  offsetof(struct rift_srv_stats, posting_waits) },
 };
 
 static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -328,6 +332,7 @@ static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute rift_srv_stat_inflight = __ATTR_RO(inflight);
 
+/* One entry per element of rift_srv_stat_counters[], checked below. */
 static struct attribute *rift_srv_stats_attrs[] = {
 	&rift_srv_stat_counters[0].attr.attr,
 	&rift_srv_stat_counters[1].attr.attr,
@@ -337,9 +342,13 @@ static struct attribute *rift_srv_stats_attrs[] = {
 	&rift_srv_stat_counters[5].attr.attr,
 	&rift_srv_stat_counters[6].attr.attr,
 	&rift_srv_stat_counters[7].attr.attr,
+	&rift_srv_stat_counters[8].attr.attr,
+	&rift_srv_stat_counters[9].attr.attr,
 	&rift_srv_stat_inflight.attr,
 	NULL,
 };
+
+static_assert(ARRAY_SIZE(rift_srv_stats_attrs) == ARRAY_SIZE(rift_srv_stat_counters) + 2);
 
 static const struct attribute_group rift_srv_stats_group = {
 	.name = "stats",

@@ -44,6 +44,7 @@
 #include <linux/percpu.h>
 #include <linux/percpu-refcount.h>
 #include <linux/wait.h>
+#include <linux/ratelimit.h>
 
 #include <rift/rift.h>
 #include "rift-core.h"
@@ -137,13 +138,31 @@ struct rift_srv_ctx {
 
 /* rift_srv_op.flags */
 #define RIFT_SRV_OP_BUSY	0
-/* The client gave up on the request (CANCEL): answer without read data. */
-#define RIFT_SRV_OP_CANCELLED	1
+/*
+ * The answer is final and being posted; BUSY goes once the post returned.
+ * The client may see the answer and send the next request on the chunk
+ * before that: rift_srv_op_start() waits for BUSY instead of calling it a
+ * protocol violation.  Set by the poster, cleared by the next taker of
+ * BUSY (never between the post and the release of BUSY).
+ */
+#define RIFT_SRV_OP_POSTING	1
+
+/*
+ * rift_srv_op.cancel: the generation of the request on the chunk in the
+ * low 16 bits (0 without RIFT_FEAT_CANCEL_GEN), and whether the client
+ * gave up on it (CANCEL: answer without read data).  One word, so that a
+ * CANCEL tests the generation and marks the request in one cmpxchg: a
+ * test then a set could mark the next request, when the chunk is reused
+ * between the two.
+ */
+#define RIFT_SRV_OP_GEN_MASK	0xffffU
+#define RIFT_SRV_OP_CANCELLED	BIT(16)
 
 /**
  * struct rift_srv_op - one request, preallocated per chunk of a path
- * @flags: RIFT_SRV_OP_BUSY while the ULP owns the request,
- *	RIFT_SRV_OP_CANCELLED once the client cancelled it
+ * @flags: RIFT_SRV_OP_BUSY from the request's arrival until its answer is
+ *	posted, RIFT_SRV_OP_POSTING from then until the op is taken again
+ * @cancel: generation of the request and RIFT_SRV_OP_CANCELLED, see above
  * @sess: session of @path (fixed), for the ULP API
  * @segs: client segments of a read (fixed, RIFT_IO_MAX_SEGS entries)
  * @chunk: chunk id (fixed)
@@ -161,6 +180,7 @@ struct rift_srv_ctx {
  */
 struct rift_srv_op {
 	unsigned long		flags;
+	atomic_t		cancel;
 	struct rift_srv_sess	*sess;
 	struct rift_rbuf	*segs;
 	u16			chunk;
@@ -271,6 +291,10 @@ struct rift_srv_con {
  * @rkey_rotations: chunk MRs invalidated and registered again under a new
  *	rkey (always-invalidate)
  * @cancelled: requests answered after the client cancelled them
+ * @cancels_stale: CANCELs ignored because they named an earlier request
+ *	on the chunk than the one the server has (RIFT_FEAT_CANCEL_GEN)
+ * @posting_waits: requests that arrived while the answer to the previous
+ *	one on their chunk was still being posted, and waited for the post
  * @writes_refused: RDMA WRITEs of read data the client refused with a
  *	remote access error, e.g. a late response into a read it had timed
  *	out and invalidated
@@ -284,6 +308,8 @@ struct rift_srv_stats {
 	u64	rkey_rotations;
 	u64	writes_refused;
 	u64	cancelled;
+	u64	cancels_stale;
+	u64	posting_waits;
 };
 
 /**
@@ -325,6 +351,7 @@ struct rift_srv_stats {
  * @mrs: per-chunk MRs
  * @always_inv: ALWAYS_INVALIDATE was accepted for this path instance
  * @can_cancel: CANCEL was accepted for this path instance
+ * @cancel_gen: CANCEL_GEN too: requests and CANCELs carry a generation
  * @rkey_msgs: per-chunk RSP_RKEY payloads (always-invalidate)
  * @nr_mrs: entries of @mrs allocated
  * @reg_cqe: completion of the REG_MR WRs (seen only on failure)
@@ -385,6 +412,7 @@ struct rift_srv_path {
 	u32				nr_mrs;
 	bool				always_inv;
 	bool				can_cancel;
+	bool				cancel_gen;
 	struct rift_wire_rkey_msg	*rkey_msgs;
 	struct ib_cqe			reg_cqe;
 	struct rift_iu			*info_tx;
@@ -436,6 +464,18 @@ u32 rift_srv_param_hb_interval_ms(void);
 bool rift_srv_param_always_invalidate(void);
 bool rift_srv_param_force_always_invalidate(void);
 bool rift_srv_param_cancel(void);
+
+/*
+ * Log lines any client can cause at will, by connecting, getting refused
+ * or failing a path, and closing, over and over: one budget for all of
+ * them, so churn that hits many kinds of line still cannot flood the log.
+ */
+extern struct ratelimit_state rift_srv_peer_rs;
+#define rift_srv_peer_info(fmt, ...)					\
+	do {								\
+		if (__ratelimit(&rift_srv_peer_rs))			\
+			pr_info(fmt, ##__VA_ARGS__);			\
+	} while (0)
 u8 rift_srv_param_ack_timeout(void);
 u32 rift_srv_param_max_sessions(void);
 u32 rift_srv_param_max_paths_per_session(void);

@@ -328,8 +328,8 @@ static int riftblk_clt_ask_info(struct riftblk_clt_sess *sess, u16 type,
 	if (!err) {
 		err = riftblk_dev_info_decode(type, buf, RIFTBLK_RSP_BUF_LEN, info);
 		if (err)
-			pr_err("session %s: malformed answer from the server: %d\n",
-			       sess->name, err);
+			pr_err_ratelimited("session %s: malformed answer from the server: %d\n",
+					   sess->name, err);
 	}
 	free_page((unsigned long)buf);
 	return err;
@@ -353,9 +353,9 @@ static int riftblk_clt_send_open(struct riftblk_clt_sess *sess, const char *path
 		return len;
 	len = riftblk_clt_ask_info(sess, RIFTBLK_MSG_OPEN_RSP, msg, len, info);
 	if (!len && info->access_mode != mode) {
-		pr_err("session %s: server granted %s for %s, asked %s\n", sess->name,
-		       riftblk_access_mode_name(info->access_mode), path,
-		       riftblk_access_mode_name(mode));
+		pr_err_ratelimited("session %s: server granted %s for %s, asked %s\n", sess->name,
+				   riftblk_access_mode_name(info->access_mode), path,
+				   riftblk_access_mode_name(mode));
 		return -EPROTO;
 	}
 	return len;
@@ -438,8 +438,8 @@ static int riftblk_clt_reopen(struct riftblk_clt_dev *dev)
 		dev->info.nr_sectors = info.nr_sectors;
 		set_capacity_and_notify(dev->disk, info.nr_sectors);
 	}
-	pr_info("%s: the server lost %s: opened it again as dev_id %u\n",
-		dev->disk->disk_name, dev->device_path, info.dev_id);
+	pr_info_ratelimited("%s: the server lost %s: opened it again as dev_id %u\n",
+			    dev->disk->disk_name, dev->device_path, info.dev_id);
 	return 0;
 }
 
@@ -501,8 +501,8 @@ static void riftblk_clt_recover_work(struct work_struct *work)
 	spin_unlock_irq(&dev->stale_lock);
 	mutex_unlock(&dev->id_lock);
 	if (err)
-		pr_err("%s: the server lost %s and it cannot be opened again: %d\n",
-		       dev->disk->disk_name, dev->device_path, err);
+		pr_err_ratelimited("%s: the server lost %s and it cannot be opened again: %d\n",
+				   dev->disk->disk_name, dev->device_path, err);
 
 	list_for_each_entry_safe(iu, tmp, &rqs, stale_entry) {
 		struct request *rq = blk_mq_rq_from_pdu(iu);
@@ -542,8 +542,8 @@ static void riftblk_clt_size_work(struct work_struct *work)
 		queue_delayed_work(system_long_wq, &dev->recover_work, 0);
 	} else if (!err && info.logical_block_size == dev->info.logical_block_size &&
 		   info.nr_sectors != dev->info.nr_sectors) {
-		pr_info("%s: size changed on the server: %llu -> %llu sectors\n",
-			dev->disk->disk_name, dev->info.nr_sectors, info.nr_sectors);
+		pr_info_ratelimited("%s: size changed on the server: %llu -> %llu sectors\n",
+				    dev->disk->disk_name, dev->info.nr_sectors, info.nr_sectors);
 		dev->info.nr_sectors = info.nr_sectors;
 		set_capacity_and_notify(dev->disk, info.nr_sectors);
 	}

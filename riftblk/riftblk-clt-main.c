@@ -84,8 +84,9 @@ static void riftblk_clt_link_ev(void *priv, enum rift_clt_link_ev ev)
 	struct riftblk_clt_sess *sess = priv;
 
 	WRITE_ONCE(sess->disconnected, ev == RIFT_CLT_LINK_EV_DISCONNECTED);
-	pr_info("session %s: %s\n", sess->name,
-		ev == RIFT_CLT_LINK_EV_DISCONNECTED ? "no path connected" : "path connected");
+	pr_info_ratelimited("session %s: %s\n", sess->name,
+			    ev == RIFT_CLT_LINK_EV_DISCONNECTED ? "no path connected" :
+			    "path connected");
 }
 
 struct riftblk_clt_addrs {

@@ -540,7 +540,7 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	else if (map->access_mode == RIFTBLK_ACCESS_MIGRATION)
 		d->nr_migration++;
 	/* Before the unlock: a force_close may free the mapping after it. */
-	pr_info("%s: mapped %s (%pg) %s for host '%s' as dev_id %u\n", sess->name,
+	pr_info_ratelimited("%s: mapped %s (%pg) %s for host '%s' as dev_id %u\n", sess->name,
 		req->path, map->bdev, riftblk_access_mode_name(map->access_mode),
 		host, map->dev_id);
 	mutex_unlock(&riftblk_srv_lock);
@@ -608,7 +608,8 @@ static void riftblk_srv_ctl_work(struct work_struct *work)
 		} else if (hdr.type == RIFTBLK_MSG_CLOSE) {
 			err = ctl->dir == RIFT_WRITE && !ctl->datalen ? 0 : -EBADMSG;
 			if (!err) {
-				pr_info("%s: unmapped %s\n", sess->name, map->dev->path);
+				pr_info_ratelimited("%s: unmapped %s\n", sess->name,
+						    map->dev->path);
 				riftblk_srv_map_close(map);
 				/*
 				 * The client closed it and names it no more:
@@ -722,8 +723,8 @@ static void riftblk_srv_sess_down(struct rift_srv_sess *rsess)
 		xa_for_each(&sess->maps, id, map) {
 			if (xa_is_value(map))
 				continue;
-			pr_info("%s: disconnected: unmapping %s\n", sess->name,
-				map->dev->path);
+			pr_info_ratelimited("%s: disconnected: unmapping %s\n", sess->name,
+					    map->dev->path);
 			riftblk_srv_map_close(map);
 		}
 		xa_destroy(&sess->maps);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
-# rift-timeout: 300
+# rift-timeout: 420
 #
 # A hostile client against the kernel server.  tools/peer/rift-peer speaks
 # the wire protocol from user space (librdmacm) and breaks it on purpose:
@@ -9,7 +9,10 @@
 # immediates and descriptors, wrong rkeys.  Each of its cases asserts the
 # server's exact answer (reject reason, INFO_RSP status, IO errno, HB_ACK
 # sequence, or the server closing the connection in time) and becomes one
-# test point here.  Afterwards the server must still be intact: a normal
+# test point here.  Then session_churn connects CHURN sessions that are
+# refused and closed, one after the other: the kernel log may grow by a
+# bounded number of lines only (the server's lines for such cycles are
+# rate-limited, at most ~11 per 5 s).  Afterwards the server must still be intact: a normal
 # session through the test ULP works, none of the peer's sessions is left
 # in sysfs, and the modules unload.
 cd "$(dirname "$0")" && . ./lib.sh
@@ -24,7 +27,7 @@ mapfile -t cases < <("$peer" -l 2>/dev/null)
 [ ${#cases[@]} -gt 0 ] || ktap_skip_all "tools/peer/rift-peer does not run here"
 
 ktap_header
-ktap_plan $((${#cases[@]} + 11))
+ktap_plan $((${#cases[@]} + 13))
 
 ktap_check "rxe link" rift_rxe_pairs 1
 ktap_check "modules and test ULP load" rift_transport_up
@@ -69,6 +72,30 @@ no_peer_session()
 ktap_check "no session of the peer left in the server's sysfs" \
 	rift_wait_until 20 no_peer_session
 rift_srv_sessions | sed 's/^/# server session: /'
+
+# Log flood: CHURN connect/refuse/close cycles.  Unlimited, each cycle
+# logs 3 lines (refusing, path closed, session closed); the server's
+# shared budget allows 10 lines per 5 s plus a "suppressed" note.
+CHURN=300
+# Sequence number of the newest kernel log record: immune to the ring
+# buffer wrapping, which would make a line count shrink.
+log_lines()
+{
+	timeout 2 cat /dev/kmsg 2>/dev/null | grep -E '^[0-9]+,' | tail -n 1 | cut -d, -f2
+}
+before=$(log_lines)
+start=$SECONDS
+timeout -k 5 150 "$peer" -s 198.18.0.2 -d 198.18.0.1 -C $CHURN session_churn > "$out" 2>&1
+rc=$?
+rift_wait_until 30 no_peer_session
+took=$((SECONDS - start))
+grown=$(($(log_lines) - before))
+bound=$((11 * (took / 5 + 2) + 10))
+grep -v -E '^(KTAP version|1\.\.)' "$out"
+ktap_info "session_churn: $CHURN cycles in $took s, kernel log grew by $grown lines (bound $bound)"
+ktap_check "peer: session_churn" test "$rc" -eq 0
+ktap_check "kernel log grew by at most $bound lines over $CHURN churn cycles" \
+	test "$grown" -le "$bound"
 
 ktap_check "a normal session opens" \
 	sh -c "echo 'sessname=$S path=198.18.0.2@198.18.0.1' > $RIFT_TEST_DBG/open"

@@ -89,8 +89,15 @@
  * it was not offered.
  */
 #define RIFT_FEAT_AI_CAPABLE		BIT_ULL(2)
+/*
+ * Requests carry a per-chunk generation (descriptor @gen) and a CANCEL
+ * names it in its immediate's arg, so a CANCEL that arrives after the
+ * chunk was reused cannot cancel the next request.  Only meaningful
+ * together with %RIFT_FEAT_CANCEL; a server accepts it only with that.
+ */
+#define RIFT_FEAT_CANCEL_GEN		BIT_ULL(3)
 #define RIFT_FEAT_KNOWN			(RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_CANCEL | \
-					 RIFT_FEAT_AI_CAPABLE)
+					 RIFT_FEAT_AI_CAPABLE | RIFT_FEAT_CANCEL_GEN)
 
 /* IO descriptor flags: none are defined in version 1. */
 #define RIFT_IO_F_KNOWN			0U
@@ -141,8 +148,9 @@ static_assert(RIFT_IMM_ERRNO_BITS <= RIFT_IMM_ARG_BITS);
  * @RIFT_IMM_HB: heartbeat request, arg is a sequence number, chunk is 0
  * @RIFT_IMM_HB_ACK: heartbeat answer echoing the request's sequence number
  * @RIFT_IMM_CANCEL: client to server: the request in chunk @chunk timed
- *	out; answer it without sending read data; arg is 0.  Only used when
- *	%RIFT_FEAT_CANCEL was accepted
+ *	out; answer it without sending read data.  arg is the generation of
+ *	that request (its descriptor's @gen) when %RIFT_FEAT_CANCEL_GEN was
+ *	accepted, 0 otherwise.  Only used when %RIFT_FEAT_CANCEL was accepted
  * @RIFT_IMM_TYPE_NR: first unassigned type; it and all above are rejected
  */
 enum rift_imm_type {
@@ -415,7 +423,10 @@ static_assert(sizeof(struct rift_wire_rbuf) == 16);
  * @data_len: payload bytes (in the chunk for writes, in segments for reads)
  * @chunk: chunk id, repeated so a descriptor written into the wrong chunk
  *	is caught
- * @reserved: zero when sent, ignored when received
+ * @gen: with %RIFT_FEAT_CANCEL_GEN, the chunk's request generation, which
+ *	the client changes for every request on the chunk and a CANCEL
+ *	repeats; otherwise zero when sent and ignored when received (it was
+ *	a reserved field before that feature)
  */
 struct rift_wire_io_desc {
 	u8	magic;
@@ -425,7 +436,7 @@ struct rift_wire_io_desc {
 	__le16	nr_segs;
 	__le32	data_len;
 	__le16	chunk;
-	u8	reserved[2];
+	__le16	gen;
 };
 
 static_assert(sizeof(struct rift_wire_io_desc) == 16);
@@ -527,6 +538,8 @@ struct rift_rbuf {
  * @type: enum rift_imm_type
  * @chunk: chunk id (0 for heartbeats)
  * @seq: heartbeat sequence number (HB, HB_ACK)
+ * @gen: generation of the cancelled request (CANCEL); 0 without
+ *	%RIFT_FEAT_CANCEL_GEN, see rift_proto_cancel_gen()
  * @desc_off: descriptor byte offset in the chunk (WRITE, READ)
  * @err: 0 or negative errno (RSP, RSP_RKEY)
  *
@@ -537,6 +550,7 @@ struct rift_imm {
 	u8	type;
 	u16	chunk;
 	u16	seq;
+	u16	gen;
 	u32	desc_off;
 	int	err;
 };
@@ -556,6 +570,7 @@ struct rift_io_limits {
  * @dir: enum rift_io_dir
  * @flags: RIFT_IO_F_*
  * @chunk: chunk id
+ * @gen: request generation (%RIFT_FEAT_CANCEL_GEN), 0 without the feature
  * @usr_len: ULP header length
  * @nr_segs: number of client segments (reads)
  * @data_len: payload length
@@ -571,6 +586,7 @@ struct rift_io_req {
 	u8	dir;
 	u16	flags;
 	u16	chunk;
+	u16	gen;
 	u16	usr_len;
 	u16	nr_segs;
 	u32	data_len;
@@ -659,6 +675,7 @@ const char *rift_proto_reject_str(u16 reason);
 /* Immediate data. */
 int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data);
 int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm);
+int rift_proto_cancel_gen(const struct rift_imm *imm, u64 feat, u16 *gen);
 
 /* IO path. */
 int rift_proto_io_layout(const struct rift_io_limits *lim, struct rift_io_req *req);

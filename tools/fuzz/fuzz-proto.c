@@ -130,8 +130,12 @@ static void fuzz_info(const u8 *data, size_t size)
 	if (info.type == RIFT_INFO_RSP && info.status)
 		return;
 	if (info.type == RIFT_INFO_RSP) {
+		bool feat_bad = (info.feat_accepted & ~RIFT_FEAT_KNOWN) ||
+				((info.feat_accepted & RIFT_FEAT_CANCEL_GEN) &&
+				 !(info.feat_accepted & RIFT_FEAT_CANCEL));
+
 		FUZZ_ASSERT(rift_info_rsp_check(&info, info.feat_accepted, NULL) ==
-			    (info.feat_accepted & ~RIFT_FEAT_KNOWN ? -EBADMSG : 0));
+			    (feat_bad ? -EBADMSG : 0));
 		FUZZ_ASSERT(info.nr_chunks == info.queue_depth);
 		FUZZ_ASSERT(info.max_io_size + RIFT_CHUNK_HEADROOM <= info.chunk_size);
 		for (i = 0; i < info.nr_chunks; i++)
@@ -206,6 +210,8 @@ static void fuzz_io_desc(const u8 *data, size_t size)
 	if (ret)
 		return;
 	FUZZ_ASSERT(req.chunk == imm.chunk && req.desc_off == imm.desc_off);
+	/* The generation is taken as it is, whatever the path makes of it. */
+	FUZZ_ASSERT(req.gen == rd16(data + 14));
 	FUZZ_ASSERT(req.desc_len <= avail);
 	FUZZ_ASSERT(req.desc_off + req.desc_len <= lim.chunk_size);
 	FUZZ_ASSERT(req.usr_off + req.usr_len <= req.desc_off);
@@ -235,6 +241,20 @@ static void fuzz_io_desc(const u8 *data, size_t size)
 	FUZZ_ASSERT(!memcmp(segs, segs2, req.nr_segs * sizeof(segs[0])));
 }
 
+/* A CANCEL's generation under each feature set a path can have. */
+static void fuzz_cancel_gen(const struct rift_imm *imm, u16 arg)
+{
+	u16 gen = 1;
+	int ret;
+
+	FUZZ_ASSERT(rift_proto_cancel_gen(imm, 0, &gen) == -EPROTO && !gen);
+	FUZZ_ASSERT(rift_proto_cancel_gen(imm, RIFT_FEAT_CANCEL_GEN, &gen) == -EPROTO);
+	ret = rift_proto_cancel_gen(imm, RIFT_FEAT_CANCEL, &gen);
+	FUZZ_ASSERT(ret == (arg ? -EBADMSG : 0) && !gen);
+	ret = rift_proto_cancel_gen(imm, RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN, &gen);
+	FUZZ_ASSERT(!ret && gen == arg);
+}
+
 static void fuzz_imm(const u8 *data, size_t size)
 {
 	struct rift_imm imm;
@@ -251,6 +271,8 @@ static void fuzz_imm(const u8 *data, size_t size)
 	FUZZ_ASSERT(imm.chunk < nr);
 	FUZZ_ASSERT(!rift_imm_encode(&imm, &v));
 	FUZZ_ASSERT(!memcmp(&v, data, 4));
+	if (imm.type == RIFT_IMM_CANCEL)
+		fuzz_cancel_gen(&imm, raw & RIFT_IMM_ARG_MASK);
 }
 
 static void fuzz_rkey(const u8 *data, size_t size)

@@ -147,8 +147,8 @@ static void seed_io(void)
 		{ 0x7f0000003000ULL, 8192, 0x12 },
 		{ 0x7f0000010000ULL, 512, 0x13 },
 	};
-	struct rift_io_req req = { .dir = RIFT_IO_WRITE, .chunk = 3, .usr_len = 32,
-				   .data_len = 4096 };
+	struct rift_io_req req = { .dir = RIFT_IO_WRITE, .chunk = 3, .gen = 0x0102,
+				   .usr_len = 32, .data_len = 4096 };
 	struct rift_imm imm = { .type = RIFT_IMM_WRITE, .chunk = 3 };
 	__be32 raw;
 	int len;
@@ -179,6 +179,8 @@ static void seed_imm(void)
 		{ .type = RIFT_IMM_RSP_RKEY, .chunk = 9 },
 		{ .type = RIFT_IMM_HB, .seq = 77 },
 		{ .type = RIFT_IMM_HB_ACK, .seq = 77 },
+		{ .type = RIFT_IMM_CANCEL, .chunk = 6 },
+		{ .type = RIFT_IMM_CANCEL, .chunk = 6, .gen = 0x1234 },
 	};
 	u8 params[FUZZ_IMM_PARAMS] = { 0, 0, 0, 0, 0x00, 0x10 };	/* 4096 chunks */
 	unsigned int i;

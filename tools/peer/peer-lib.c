@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,9 +301,17 @@ int info_req_encode(const char *name, u16 version, u8 *buf, size_t cap)
 int info_req_encode_as(const char *name, const char *host, const u8 *proof,
 		       u16 version, u8 *buf, size_t cap)
 {
+	return info_req_encode_feat(name, host, proof, 0, version, buf, cap);
+}
+
+/* As info_req_encode_as(), offering the features @feat. */
+int info_req_encode_feat(const char *name, const char *host, const u8 *proof,
+			 u64 feat, u16 version, u8 *buf, size_t cap)
+{
 	struct rift_info req = {
 		.type		= RIFT_INFO_REQ,
 		.version	= version,
+		.feat_offered	= feat,
 	};
 	int len;
 
@@ -350,13 +359,14 @@ bool path_info(struct path *p)
 	u8 buf[512];
 	int len, err;
 
-	len = info_req_encode(p->name, p->rsp.version, buf, sizeof(buf));
+	len = info_req_encode_feat(p->name, PEER_HOST, NULL, p->feat, p->rsp.version, buf,
+				   sizeof(buf));
 	if (len < 0 || !send_msg(p->con[0], buf, len) || !info_recv(p, p->con[0]))
 		return false;
 	if (!EXPECT(!p->info.status, "session %s refused: INFO_RSP status %u (%s)",
 		    p->name, p->info.status, strerror(p->info.status)))
 		return false;
-	err = rift_info_rsp_check(&p->info, 0, &p->rsp);
+	err = rift_info_rsp_check(&p->info, p->feat, &p->rsp);
 	return EXPECT(!err, "INFO_RSP disagrees with CON_RSP or the request: %d", err);
 }
 
@@ -514,6 +524,77 @@ bool io_post(const struct path *p, struct peer_conn *c, const struct io *io)
 
 	return EXPECT(!err, "cannot encode the immediate: %d", err) &&
 	       io_post_raw(p, c, io, v);
+}
+
+/*
+ * Post a write of @len bytes at @off of rift-test's store through @chunk,
+ * its descriptor carrying generation @gen; the answer is left to the case.
+ */
+bool test_write_post(const struct path *p, struct peer_conn *c, u16 chunk, u16 gen,
+		     u64 off, const void *data, u32 len)
+{
+	const struct rift_io_limits lim = {
+		.chunk_size	= p->info.chunk_size,
+		.max_io_size	= p->info.max_io_size,
+	};
+	struct test_hdr h;
+	struct io io;
+
+	test_hdr_init(&h, off, len);
+	if (!io_build(p, &io, RIFT_IO_WRITE, chunk, data, len, &h, sizeof(h), NULL, 0))
+		return false;
+	io.req.gen = gen;
+	/* Encoded again: io_build() leaves the generation 0. */
+	return EXPECT(rift_proto_io_desc_encode(&lim, &io.req, NULL, io.img + io.req.desc_off,
+						sizeof(io.img) - io.req.desc_off) > 0,
+		      "cannot encode the descriptor") &&
+	       io_post(p, c, &io);
+}
+
+/* Write @v to /sys/module/@mod/parameters/@name (test hooks). */
+bool set_param(const char *mod, const char *name, unsigned long long v)
+{
+	char path[160];
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", mod, name);
+	f = fopen(path, "w");
+	if (!EXPECT(f, "cannot open %s: %s", path, strerror(errno)))
+		return false;
+	err = fprintf(f, "%llu\n", v) < 0;
+	err |= fclose(f) != 0;
+	return EXPECT(!err, "cannot write %llu to %s", v, path);
+}
+
+/*
+ * Server statistic @stat of @p's path: the session has one path, so the
+ * sum over its paths directory is that path's.  -1 if none is readable.
+ */
+long long srv_path_stat(const struct path *p, const char *stat)
+{
+	char pat[320];
+	long long v, sum = 0;
+	glob_t g;
+	size_t i;
+	FILE *f;
+
+	snprintf(pat, sizeof(pat), "/sys/class/rift-server/%s/paths/*/stats/%s", p->name,
+		 stat);
+	if (glob(pat, 0, NULL, &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc; i++) {
+		f = fopen(g.gl_pathv[i], "r");
+		if (!f || fscanf(f, "%lld", &v) != 1)
+			sum = -1;
+		if (f)
+			fclose(f);
+		if (sum < 0)
+			break;
+		sum += v;
+	}
+	globfree(&g);
+	return sum;
 }
 
 /* The response to the request in @chunk; its errno goes to @err. */

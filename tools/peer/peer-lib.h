@@ -40,6 +40,7 @@ struct test_hdr {
  * @info: the INFO_RSP, once received
  * @chunks: its chunk table
  * @name: session name the INFO_REQ carries
+ * @feat: feature bits path_info() offers (none unless a case sets them)
  */
 struct path {
 	const struct peer_target *tgt;
@@ -49,6 +50,7 @@ struct path {
 	struct rift_info	info;
 	struct rift_rbuf	chunks[PEER_QD];
 	char			name[RIFT_NAME_MAX + 1];
+	u64			feat;
 };
 
 /**
@@ -135,6 +137,8 @@ long long now_ms(void);
 const char *outcome_str(enum peer_outcome o);
 int info_req_encode_as(const char *name, const char *host, const u8 *proof,
 		       u16 version, u8 *buf, size_t cap);
+int info_req_encode_feat(const char *name, const char *host, const u8 *proof,
+			 u64 feat, u16 version, u8 *buf, size_t cap);
 bool send_msg(struct peer_conn *c, const void *msg, size_t len);
 bool info_recv(struct path *p, struct peer_conn *c);
 bool path_info(struct path *p);
@@ -158,6 +162,10 @@ bool io_build(const struct path *p, struct io *io, u8 dir, u16 chunk,
 bool io_post_raw(const struct path *p, struct peer_conn *c, const struct io *io,
 		 __be32 imm);
 bool io_post(const struct path *p, struct peer_conn *c, const struct io *io);
+bool test_write_post(const struct path *p, struct peer_conn *c, u16 chunk, u16 gen,
+		     u64 off, const void *data, u32 len);
+bool set_param(const char *mod, const char *name, unsigned long long v);
+long long srv_path_stat(const struct path *p, const char *stat);
 bool io_wait(const struct path *p, struct peer_conn *c, u16 chunk, int *err);
 void test_hdr_init(struct test_hdr *h, u64 off, u32 len);
 bool test_write(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,

@@ -16,13 +16,16 @@
  * protocol helpers the cases are built from are in peer-lib.c, the verbs
  * glue in peer-rdma.c.
  *
- * usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [CASE...]
+ * usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-F N] [-L SECS] [-C N] [CASE...]
  *        rift-peer -B -D DEV [-X DEV:DEV_ID] [-R FILE] [-N N] [...] [CASE...]
  *        rift-peer [-B] -l
  *
  *   -s, -d   client and server IPv4 addresses (198.18.0.2, 198.18.0.1)
  *   -p       server port (7674)
  *   -t       limit of every single wait, in ms (10000)
+ *   -C       cycles of the (manual) session_churn case (300)
+ *   -F, -L   CONNECT_REQUESTs of the (manual) flood case (1000), and
+ *            seconds it goes on at least (0)
  *   -l       list the cases
  *   -B       the riftblk cases instead (peer-blk.c), against riftblk-server
  *            (port 7675); -D, -X, -R and -N are theirs
@@ -53,6 +56,9 @@ static_assert(PEER_QD <= 32);
 static unsigned int flood_n = 1000;
 /* -L: seconds the flood case goes on at least (0: until -F are sent). */
 static unsigned int flood_secs;
+
+/* -C: connect/refuse cycles the session_churn case runs. */
+static unsigned int churn_n = 300;
 
 /* -V: a session of a kernel client the foreign_join cases attack. */
 static struct {
@@ -835,6 +841,38 @@ static bool case_flood(const struct peer_case *tc)
 	       EXPECT(nores, "no request was refused: the server's caps did not bite");
 }
 
+/*
+ * -N sessions, one after the other, each connected, refused at INFO (a
+ * host not on the list) and closed: every cycle makes the server create
+ * and tear down a session and a path.  The peer checks only that each is
+ * refused; hostile_peer.sh checks that the kernel log did not grow with
+ * the cycles (the server's lines for them are rate-limited).
+ */
+static bool case_session_churn(const struct peer_case *tc)
+{
+	unsigned int i, refused = 0;
+	long long t0 = now_ms();
+	struct path p;
+	u8 buf[512];
+	bool ok = true;
+	int len;
+
+	(void)tc;
+	for (i = 0; ok && i < churn_n; i++) {
+		path_init(&p, 1, 1);
+		ok = path_connect(&p, 0);
+		len = ok ? info_req_encode_as(p.name, PEER_HOST_UNKNOWN, NULL, p.rsp.version,
+					      buf, sizeof(buf)) : -1;
+		ok = ok && len > 0 && send_msg(p.con[0], buf, len) && info_recv(&p, p.con[0]) &&
+		     EXPECT(p.info.status == EACCES, "cycle %u: INFO_RSP status %u, expected %d",
+			    i, p.info.status, EACCES);
+		refused += ok;
+		path_down(&p);
+	}
+	diag("%u sessions connected and refused in %lld ms", refused, now_ms() - t0);
+	return ok;
+}
+
 /* ------------------------------------------------------------------ */
 /* Cases: heartbeats and IO                                            */
 /* ------------------------------------------------------------------ */
@@ -988,6 +1026,172 @@ static bool case_write_read(const struct peer_case *tc)
 	     expect_errno(err, 0, "read") &&
 	     EXPECT(!memcmp(back, data, 4096), "read back other data") &&
 	     hb_roundtrip(&p, p.con[0], 5);
+	path_down(&p);
+	return ok;
+}
+
+/* Answers chunk_reuse_ai waits for. */
+#define REUSE_ROUNDS		1000
+
+/* The next RSP_RKEY on @c, with its new key; answers heartbeats. */
+static bool recv_rsp_rkey(const struct path *p, struct peer_conn *c, struct rift_imm *imm,
+			  u32 *rkey)
+{
+	struct rift_imm ack = { .type = RIFT_IMM_HB_ACK };
+	struct peer_recv r;
+	__be32 v;
+	int err;
+
+	for (;;) {
+		err = peer_recv(c, peer_timeout_ms, &r);
+		if (!EXPECT(!err, "nothing received: %s",
+			    err == -ETIMEDOUT ? "timed out" : peer_conn_error(c)) ||
+		    !EXPECT(r.has_imm, "a %u-byte message without immediate data", r.len))
+			return false;
+		v = (__force __be32)r.imm;
+		if (!EXPECT(!rift_imm_decode(v, p->info.queue_depth, imm),
+			    "malformed immediate 0x%08x", be32_to_cpu(v)))
+			return false;
+		if (imm->type != RIFT_IMM_HB)
+			break;
+		ack.seq = imm->seq;
+		if (rift_imm_encode(&ack, &v) || !send_imm(c, v))
+			return false;
+	}
+	return EXPECT(imm->type == RIFT_IMM_RSP_RKEY, "got type %u, expected RSP_RKEY",
+		      imm->type) &&
+	       EXPECT(!rift_proto_rkey_decode(r.data, r.len, imm->chunk, rkey),
+		      "RSP_RKEY of chunk %u with a bad %u-byte payload", imm->chunk, r.len);
+}
+
+/*
+ * L6 stress: with always-invalidate every answer carries the chunk's next
+ * rkey, and the peer writes into the chunk again under that key the moment
+ * it has the answer, on every chunk at once.  The server must take each
+ * next request although the previous answer's post may not have returned
+ * yet (no "one unanswered" refusal), and must never hand out a key that
+ * the chunk's MR does not carry (the next write would be refused by its
+ * device and the connection broken).
+ */
+static bool case_chunk_reuse_ai(const struct peer_case *tc)
+{
+	u32 done = 0, posted = 0, rkey, i;
+	struct rift_imm rsp;
+	u8 data[512];
+	struct path p;
+	bool ok;
+
+	(void)tc;
+	path_init(&p, 1, 1);
+	p.feat = RIFT_FEAT_ALWAYS_INVALIDATE;
+	pattern(data, sizeof(data), 80);
+	ok = path_connect(&p, 0) && path_info(&p) &&
+	     EXPECT(p.info.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE,
+		    "always-invalidate not accepted");
+	for (i = 0; ok && i < p.info.queue_depth; i++, posted++)
+		ok = test_write_post(&p, p.con[0], i, 0, (u64)i * 4096, data, sizeof(data));
+	while (ok && done < posted) {
+		ok = recv_rsp_rkey(&p, p.con[0], &rsp, &rkey) &&
+		     expect_errno(rsp.err, 0, "write");
+		if (!ok)
+			break;
+		done++;
+		p.chunks[rsp.chunk].rkey = rkey;
+		if (posted < REUSE_ROUNDS) {
+			ok = test_write_post(&p, p.con[0], rsp.chunk, 0,
+					     (u64)rsp.chunk * 4096, data, sizeof(data));
+			posted++;
+		}
+	}
+	diag("%u writes answered, posting_waits %lld", done,
+	     srv_path_stat(&p, "posting_waits"));
+	ok = ok && hb_roundtrip(&p, p.con[0], 11);
+	path_down(&p);
+	return ok;
+}
+
+/* Store offset and hold time of the request cancel_stale_* hold back. */
+#define CANCEL_OFF		0x100000ULL
+#define CANCEL_HOLD_MS		800
+
+/*
+ * Post a write of generation @gen through chunk 0 that rift-test-srv holds
+ * back for CANCEL_HOLD_MS, then a CANCEL of generation @cancel_gen on the
+ * same connection (so it arrives while the write is held), and wait for
+ * the write's answer.  Fails unless the write was really held.
+ */
+static bool held_write_cancelled(struct path *p, u16 gen, u16 cancel_gen, int *err)
+{
+	struct rift_imm cancel = { .type = RIFT_IMM_CANCEL, .gen = cancel_gen };
+	long long t0 = now_ms(), took;
+	u8 data[512];
+	__be32 v;
+
+	pattern(data, sizeof(data), 70 + gen);
+	if (!set_param("rift_test_srv", "delay_offset", CANCEL_OFF) ||
+	    !set_param("rift_test_srv", "delay_next_ms", CANCEL_HOLD_MS) ||
+	    !test_write_post(p, p->con[0], 0, gen, CANCEL_OFF, data, sizeof(data)) ||
+	    !EXPECT(!rift_imm_encode(&cancel, &v), "cannot encode CANCEL") ||
+	    !send_imm(p->con[0], v) || !io_wait(p, p->con[0], 0, err))
+		return false;
+	took = now_ms() - t0;
+	return EXPECT(took >= CANCEL_HOLD_MS * 3 / 4,
+		      "request of generation %u answered after %lld ms: not held back", gen,
+		      took);
+}
+
+enum {
+	CANCEL_WITH_GEN,
+	CANCEL_LEGACY,
+};
+
+/*
+ * M3: a CANCEL and the next request on its chunk are not ordered on the
+ * server (another connection, another CQ): the client times request 1
+ * out and sends CANCEL, request 1's answer crosses it, the client reuses
+ * the chunk for request 2, and request 2 reaches the server first.  The
+ * peer replays that order on one connection: request 1 answered, request
+ * 2 held back by rift-test-srv, then request 1's CANCEL.
+ *  - CANCEL_GEN: the CANCEL names generation 1, the server holds 2, so it
+ *    is ignored and counted (cancels_stale); request 2 succeeds.  A CANCEL
+ *    naming generation 3 does cancel request 3.
+ *  - without it (an old peer): the CANCEL names only the chunk, and
+ *    request 2 is cancelled, the race the feature closes; the old
+ *    behaviour stays for such peers.
+ */
+static bool case_cancel_stale(const struct peer_case *tc)
+{
+	bool gen = tc->arg == CANCEL_WITH_GEN;
+	long long stale0 = -1, stale1;
+	u8 data[512];
+	struct path p;
+	bool ok;
+	int err;
+
+	path_init(&p, 1, 1);
+	p.feat = RIFT_FEAT_CANCEL | (gen ? RIFT_FEAT_CANCEL_GEN : 0);
+	pattern(data, sizeof(data), 69);
+	ok = path_connect(&p, 0) && path_info(&p) &&
+	     EXPECT(p.info.feat_accepted == p.feat, "features %#llx accepted, %#llx offered",
+		    (unsigned long long)p.info.feat_accepted, (unsigned long long)p.feat) &&
+	     test_write_post(&p, p.con[0], 0, 1, CANCEL_OFF, data, sizeof(data)) &&
+	     io_wait(&p, p.con[0], 0, &err) && expect_errno(err, 0, "request 1") &&
+	     EXPECT((stale0 = srv_path_stat(&p, "cancels_stale")) >= 0,
+		    "cannot read the path's cancels_stale") &&
+	     held_write_cancelled(&p, 2, gen ? 1 : 0, &err);
+	if (ok && gen) {
+		stale1 = srv_path_stat(&p, "cancels_stale");
+		ok = expect_errno(err, 0, "request 2, after request 1's late CANCEL") &&
+		     EXPECT(stale1 == stale0 + 1, "cancels_stale %lld before, %lld after",
+			    stale0, stale1) &&
+		     held_write_cancelled(&p, 3, 3, &err) &&
+		     expect_errno(err, -ECANCELED, "request 3, cancelled by its own CANCEL");
+	} else if (ok) {
+		ok = expect_errno(err, -ECANCELED,
+				  "request 2 without CANCEL_GEN: cancelled by request 1's CANCEL");
+	}
+	ok = ok && hb_roundtrip(&p, p.con[0], 9);
+	set_param("rift_test_srv", "delay_next_ms", 0);
 	path_down(&p);
 	return ok;
 }
@@ -1335,6 +1539,7 @@ static const struct peer_case cases[] = {
 	CASE("join_high_gen_no_lockout",	case_join_high_gen),
 	MANUAL("flood",				case_flood, 0),
 	MANUAL("foreign_join",			case_foreign_join, 0),
+	MANUAL("session_churn",			case_session_churn, 0),
 	MANUAL("foreign_join_bad_proof",	case_foreign_join, 1),
 	CASE("msg_before_info",			case_msg_before_info),
 	VARIANT("info_garbage",			case_info_bad, INFO_GARBAGE),
@@ -1356,6 +1561,9 @@ static const struct peer_case cases[] = {
 	CASE("write_read",			case_write_read),
 	CASE("all_chunks_in_flight",		case_all_chunks_in_flight),
 	CASE("abort_with_requests",		case_abort_with_requests),
+	CASE("chunk_reuse_ai",			case_chunk_reuse_ai),
+	VARIANT("cancel_stale_gen",		case_cancel_stale, CANCEL_WITH_GEN),
+	VARIANT("cancel_stale_legacy",		case_cancel_stale, CANCEL_LEGACY),
 	VARIANT("desc_off_mismatch",		case_bad_desc, DESC_OFF_MISMATCH),
 	VARIANT("desc_bad_magic",		case_bad_desc, DESC_BAD_MAGIC),
 	VARIANT("desc_dir_mismatch",		case_bad_desc, DESC_DIR_MISMATCH),
@@ -1392,7 +1600,7 @@ static void overrun(int sig)
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [-L SECS] [CASE...]\n"
+		"usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-V UUID:SESSION:HOST] [-F N] [-L SECS] [-C N] [CASE...]\n"
 		"       rift-peer -B -D DEV [-X DEV:DEV_ID] [-R FILE] [-N N] [-s SRC] [-d DST] [-p PORT] [-t MS] [CASE...]\n"
 		"       rift-peer [-B] -l\n");
 	exit(2);
@@ -1419,7 +1627,7 @@ int main(int argc, char **argv)
 	bool ok, list = false;
 	size_t n = 0, i;
 
-	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:L:BD:X:R:N:lh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:d:p:t:V:F:L:C:BD:X:R:N:lh")) != -1) {
 		switch (opt) {
 		case 's':
 			target.src = optarg;
@@ -1442,6 +1650,11 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			flood_secs = atoi(optarg);
+			break;
+		case 'C':
+			churn_n = atoi(optarg);
+			if (!churn_n)
+				print_usage();
 			break;
 		case 'V':
 			if (!victim_parse(optarg))

@@ -69,6 +69,23 @@ static void test_features(void)
 	/* Accepted must be a subset of offered. */
 	CHECK_EQ(rift_proto_features_check(0, RIFT_FEAT_ALWAYS_INVALIDATE), -EBADMSG);
 	CHECK_EQ(rift_proto_features_check(unknown, unknown), -EBADMSG);
+
+	/* CANCEL_GEN qualifies CANCEL: never accepted, nor valid, without it. */
+	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN, ~0ULL),
+		 RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN);
+	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_CANCEL_GEN, ~0ULL), 0);
+	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN,
+					    RIFT_FEAT_CANCEL_GEN), 0);
+	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN,
+					    RIFT_FEAT_CANCEL), RIFT_FEAT_CANCEL);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN,
+					   RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN), 0);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN,
+					   RIFT_FEAT_CANCEL), 0);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN,
+					   RIFT_FEAT_CANCEL_GEN), -EBADMSG);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_CANCEL, RIFT_FEAT_CANCEL |
+					   RIFT_FEAT_CANCEL_GEN), -EBADMSG);
 }
 
 static void test_con_req_roundtrip(void)

@@ -63,8 +63,14 @@ static void roundtrip(const struct rift_imm *in, u32 nr_chunks)
 		CHECK_EQ(out.err, in->err);
 		CHECK_EQ(out.desc_off, 0);
 		break;
+	case RIFT_IMM_CANCEL:
+		CHECK_EQ(out.gen, in->gen);
+		CHECK_EQ(out.seq, 0);
+		CHECK_EQ(out.err, 0);
+		break;
 	default:
 		CHECK_EQ(out.seq, in->seq);
+		CHECK_EQ(out.gen, 0);
 		CHECK_EQ(out.err, 0);
 		break;
 	}
@@ -95,8 +101,11 @@ static void test_imm_roundtrip(void)
 		}
 	}
 	for (k = 0; k < ARRAY_SIZE(chunks); k++) {
-		imm = (struct rift_imm){ .type = RIFT_IMM_CANCEL, .chunk = chunks[k] };
-		roundtrip(&imm, RIFT_MAX_QUEUE_DEPTH);
+		for (i = 0; i < 0x10000; i += 0x3333) {
+			imm = (struct rift_imm){ .type = RIFT_IMM_CANCEL, .chunk = chunks[k],
+						 .gen = i };
+			roundtrip(&imm, RIFT_MAX_QUEUE_DEPTH);
+		}
 	}
 	for (i = 0; i < 0x10000; i += 0x1111) {
 		imm = (struct rift_imm){ .type = RIFT_IMM_HB, .seq = i };
@@ -148,12 +157,19 @@ static void test_imm_decode_bad(void)
 	for (t = RIFT_IMM_TYPE_NR; t < 16; t++)
 		CHECK_EQ(rift_imm_decode(be_of(t << 28 | 0x00010040), 16, &out), -EBADMSG);
 
-	/* CANCEL: chunk in range, nothing in the argument. */
+	/*
+	 * CANCEL: chunk in range; the argument is the generation, any value
+	 * (whether it may be non-zero is rift_proto_cancel_gen()'s call).
+	 */
 	CHECK_EQ(rift_imm_decode(be_of(0x700f0000), 16, &out), 0);
 	CHECK_EQ(out.type, RIFT_IMM_CANCEL);
 	CHECK_EQ(out.chunk, 15);
+	CHECK_EQ(out.gen, 0);
 	CHECK_EQ(rift_imm_decode(be_of(0x70100000), 16, &out), -EBADMSG);
-	CHECK_EQ(rift_imm_decode(be_of(0x70000001), 16, &out), -EBADMSG);
+	CHECK_EQ(out.gen, 0);
+	CHECK_EQ(rift_imm_decode(be_of(0x7003beef), 16, &out), 0);
+	CHECK_EQ(out.chunk, 3);
+	CHECK_EQ(out.gen, 0xbeef);
 
 	/* Chunk id against the session's queue depth. */
 	CHECK_EQ(rift_imm_decode(be_of(0x100f0001), 16, &out), 0);
@@ -201,6 +217,47 @@ static void test_imm_random(void)
 	CHECK(ok > 200000 / 10);
 }
 
+/*
+ * A CANCEL's generation against the path's features: without CANCEL it is
+ * a violation, without CANCEL_GEN only 0 is valid and it names whatever
+ * request holds the chunk, with it the generation is passed through.
+ */
+static void test_cancel_gen(void)
+{
+	const u64 cg = RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN;
+	struct rift_imm imm = { .type = RIFT_IMM_CANCEL, .chunk = 2, .gen = 7 };
+	u16 gen = 0x5555;
+
+	CHECK_EQ(rift_proto_cancel_gen(&imm, cg, &gen), 0);
+	CHECK_EQ(gen, 7);
+	imm.gen = 0;
+	CHECK_EQ(rift_proto_cancel_gen(&imm, cg, &gen), 0);
+	CHECK_EQ(gen, 0);
+	imm.gen = 0xffff;
+	CHECK_EQ(rift_proto_cancel_gen(&imm, cg | RIFT_FEAT_ALWAYS_INVALIDATE, &gen), 0);
+	CHECK_EQ(gen, 0xffff);
+
+	/* An old peer's CANCEL: generation 0, matching any request. */
+	imm.gen = 0;
+	gen = 0x5555;
+	CHECK_EQ(rift_proto_cancel_gen(&imm, RIFT_FEAT_CANCEL, &gen), 0);
+	CHECK_EQ(gen, 0);
+	imm.gen = 1;
+	gen = 0x5555;
+	CHECK_EQ(rift_proto_cancel_gen(&imm, RIFT_FEAT_CANCEL, &gen), -EBADMSG);
+	CHECK_EQ(gen, 0);
+
+	/* CANCEL_GEN alone means nothing; no CANCEL at all is a violation. */
+	CHECK_EQ(rift_proto_cancel_gen(&imm, RIFT_FEAT_CANCEL_GEN, &gen), -EPROTO);
+	CHECK_EQ(rift_proto_cancel_gen(&imm, 0, &gen), -EPROTO);
+	imm.gen = 0;
+	CHECK_EQ(rift_proto_cancel_gen(&imm, RIFT_FEAT_ALWAYS_INVALIDATE, &gen), -EPROTO);
+
+	/* Not a CANCEL. */
+	imm = (struct rift_imm){ .type = RIFT_IMM_HB };
+	CHECK_EQ(rift_proto_cancel_gen(&imm, cg, &gen), -EINVAL);
+}
+
 static void test_rkey_msg(void)
 {
 	u8 buf[32];
@@ -228,6 +285,7 @@ static void test_rkey_msg(void)
 }
 
 const struct unit_test unit_imm_tests[] = {
+	UNIT(test_cancel_gen),
 	UNIT(test_imm_layout),
 	UNIT(test_imm_roundtrip),
 	UNIT(test_imm_encode_bad),

@@ -107,8 +107,8 @@ static void test_io_layout(void)
 
 static void test_io_write_roundtrip(void)
 {
-	struct rift_io_req req = { .dir = RIFT_IO_WRITE, .chunk = 9, .usr_len = 40,
-				   .data_len = 12345 }, out;
+	struct rift_io_req req = { .dir = RIFT_IO_WRITE, .chunk = 9, .gen = 0xa55a,
+				   .usr_len = 40, .data_len = 12345 }, out;
 	struct rift_imm imm = { .type = RIFT_IMM_WRITE, .chunk = 9 }, dimm;
 	__be32 raw;
 	int len;
@@ -123,6 +123,8 @@ static void test_io_write_roundtrip(void)
 	CHECK_EQ(get16(chunk + req.desc_off + 4), 40);
 	CHECK_EQ(get32(chunk + req.desc_off + 8), 12345);
 	CHECK_EQ(get16(chunk + req.desc_off + 12), 9);
+	/* The generation sits in the last two bytes, little endian. */
+	CHECK_EQ(get16(chunk + req.desc_off + 14), 0xa55a);
 
 	/* The whole path: immediate on the wire, then the descriptor. */
 	imm.desc_off = req.desc_off;
@@ -321,11 +323,18 @@ static void test_io_header_fields(void)
 	mk_desc(chunk + 64, RIFT_IO_DESC_MAGIC, RIFT_IO_WRITE, 0, 0, 1, 64, 5);
 	mk_seg(chunk + 80, 0, 64, 0);
 	CHECK_EQ(decode_at(RIFT_IMM_WRITE, 5, 64, 64, &out, NULL, 1), -EBADMSG);
-	/* Reserved bytes are ignored. */
+	/*
+	 * The former reserved bytes are the generation: any value decodes
+	 * (a peer without CANCEL_GEN may send anything; the server then
+	 * ignores it).
+	 */
 	mk_desc(chunk + 64, RIFT_IO_DESC_MAGIC, RIFT_IO_WRITE, 0, 0, 0, 64, 5);
-	chunk[64 + 14] = 0xff;
+	CHECK_EQ(decode_at(RIFT_IMM_WRITE, 5, 64, 64, &out, NULL, 0), 0);
+	CHECK_EQ(out.gen, 0);
+	chunk[64 + 14] = 0xfe;
 	chunk[64 + 15] = 0xff;
 	CHECK_EQ(decode_at(RIFT_IMM_WRITE, 5, 64, 64, &out, NULL, 0), 0);
+	CHECK_EQ(out.gen, 0xfffe);
 	/* Every truncation of a write descriptor. */
 	for (int i = 0; i < 16; i++)
 		CHECK_EQ(decode_at(RIFT_IMM_WRITE, 5, 64, i, &out, NULL, 0), -EBADMSG);
