@@ -302,6 +302,14 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rift_clt_rsp(con, &imm);
 		break;
 	case RIFT_IMM_HB:
+		/*
+		 * A server sends one per tick of its own (100 ms at least);
+		 * answering a flood would only keep our send queue full.
+		 */
+		if (atomic_inc_return(&path->hb_rx) > READ_ONCE(path->hb_rx_max)) {
+			rift_clt_path_fail(path, "heartbeat flood from the server");
+			return;
+		}
 		imm.type = RIFT_IMM_HB_ACK;
 		if (rift_clt_send_imm(con, &imm))
 			rift_clt_path_fail(path, "cannot answer heartbeat");

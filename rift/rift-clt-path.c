@@ -312,6 +312,22 @@ static void rift_clt_con_rejected(struct rift_clt_con *con,
 	}
 }
 
+/*
+ * Only connection 0's CON_RSP is checked against INFO_RSP and carries the
+ * nonce the proofs use: a server that grants the other connections
+ * something else is inconsistent, and the client must not pick one.  The
+ * protocol requires the values to be identical (NEW_SESSION aside, which
+ * only the connection that created the session reports).
+ */
+static bool rift_clt_con_rsp_same(const struct rift_con_rsp *a,
+				  const struct rift_con_rsp *b)
+{
+	return a->version == b->version && a->queue_depth == b->queue_depth &&
+	       a->max_io_size == b->max_io_size && a->chunk_size == b->chunk_size &&
+	       a->has_nonce == b->has_nonce &&
+	       !memcmp(a->auth_nonce, b->auth_nonce, sizeof(a->auth_nonce));
+}
+
 static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 			       struct rdma_cm_event *ev)
 {
@@ -340,8 +356,16 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 		if (!err && con->rsp.status != RIFT_REJ_NONE)
 			err = -ECONNREFUSED;
 		con->established = true;
-		if (err)
-			rift_clt_path_set_error(path, "bad CON_RSP from server: %d", err);
+		if (err) {
+			rift_clt_path_set_error(path, "bad CON_RSP from server: %pe",
+						ERR_PTR(err));
+		} else if (con->idx != RIFT_CLT_CON_CTL &&
+			   !rift_clt_con_rsp_same(&con->rsp, &path->cons[RIFT_CLT_CON_CTL].rsp)) {
+			rift_clt_path_set_error(path,
+						"CON_RSP of connection %u differs from connection 0's",
+						con->idx);
+			err = -EBADMSG;
+		}
 		rift_clt_con_finish(con, err);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
@@ -622,6 +646,31 @@ static int rift_clt_path_check_server(struct rift_clt_path *path,
 	return err;
 }
 
+/* Say which rule an INFO_RSP that rift_info_rsp_check() refused broke. */
+static void rift_clt_info_rsp_error(struct rift_clt_path *path, const struct rift_info *rsp,
+				    u64 offered, int err)
+{
+	const struct rift_con_rsp *con = &path->cons[RIFT_CLT_CON_CTL].rsp;
+
+	if (rsp->type != RIFT_INFO_RSP)
+		rift_clt_path_set_error(path, "server answered INFO_REQ with INFO type %u",
+					rsp->type);
+	else if (rift_proto_features_check(offered, rsp->feat_accepted))
+		rift_clt_path_set_error(path,
+					"INFO_RSP accepts features 0x%llx, offered 0x%llx",
+					rsp->feat_accepted, offered);
+	else if (con->queue_depth != rsp->queue_depth || con->chunk_size != rsp->chunk_size ||
+		 con->max_io_size != rsp->max_io_size || con->version != rsp->version)
+		rift_clt_path_set_error(path,
+					"INFO_RSP disagrees with CON_RSP: %u chunks of %u bytes, io %u, v%u vs %u of %u, io %u, v%u",
+					rsp->queue_depth, rsp->chunk_size, rsp->max_io_size,
+					rsp->version, con->queue_depth, con->chunk_size,
+					con->max_io_size, con->version);
+	else
+		rift_clt_path_set_error(path, "invalid INFO_RSP from server: %pe",
+					ERR_PTR(err));
+}
+
 static int rift_clt_path_info(struct rift_clt_path *path)
 {
 	struct rift_clt_con *ctl = &path->cons[RIFT_CLT_CON_CTL];
@@ -700,10 +749,15 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 		err = -(int)rsp.status;
 		goto out_drain;
 	}
-	if (!err)
-		err = rift_info_rsp_check(&rsp, req.feat_offered, &ctl->rsp);
 	if (err) {
-		rift_clt_path_set_error(path, "invalid INFO_RSP from server: %d", err);
+		rift_clt_path_set_error(path, "INFO_RSP from server does not parse: %pe",
+					ERR_PTR(err));
+		kfree(chunks);
+		goto out_drain;
+	}
+	err = rift_info_rsp_check(&rsp, req.feat_offered, &ctl->rsp);
+	if (err) {
+		rift_clt_info_rsp_error(path, &rsp, req.feat_offered, err);
 		kfree(chunks);
 		goto out_drain;
 	}
@@ -783,6 +837,18 @@ static int rift_clt_path_adopt_limits(struct rift_clt_path *path)
 }
 
 /*
+ * The server sends a heartbeat per tick of its own, at most one per
+ * RIFT_HB_INTERVAL_MIN_MS: twice that rate over our tick, plus slack for
+ * ticks that drift apart, is as many as a well-behaved one can send.
+ */
+static void rift_clt_path_hb_rx_reset(struct rift_clt_path *path)
+{
+	WRITE_ONCE(path->hb_rx_max,
+		   2 * (READ_ONCE(path->sess->hb_interval_ms) / RIFT_HB_INTERVAL_MIN_MS) + 4);
+	atomic_set(&path->hb_rx, 0);
+}
+
+/*
  * Establish every connection of a path and run the INFO exchange.  Called
  * with ->conn_mutex held, from the connect work only.
  *
@@ -843,6 +909,7 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	path->hca_port = path->cons[0].c.cm_id->port_num;
 	path->hb_missed = 0;
 	path->hb_outstanding = false;
+	rift_clt_path_hb_rx_reset(path);
 	atomic_set(&path->rx_seen, 1);
 	for (i = 0; i < path->nr_cons; i++) {
 		path->cons[i].stalled = 0;
@@ -1031,6 +1098,7 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 	rift_clt_path_poll_tick(path);
 	path->hb_interval_ms = READ_ONCE(path->sess->hb_interval_ms);
 	path->hb_missed_max = READ_ONCE(path->sess->hb_missed_max);
+	rift_clt_path_hb_rx_reset(path);
 	if (atomic_xchg(&path->rx_seen, 0))
 		path->hb_missed = 0;
 	else

@@ -198,6 +198,8 @@ struct rift_clt_stats {
  * @hb_missed: ticks without traffic so far
  * @rx_seen: something arrived since the last tick (0 or 1)
  * @hb_outstanding: a heartbeat was sent and not yet answered
+ * @hb_rx: heartbeats the server sent since the last tick
+ * @hb_rx_max: more than this many within one tick is a flood
  * @conn_mutex: serialises connecting and tearing down the connections
  * @setup_failed: a connection failed while the path was (re)connecting
  * @hb_seq: sequence number of the last heartbeat sent
@@ -254,6 +256,8 @@ struct rift_clt_path {
 	u32				hb_missed;
 	atomic_t			rx_seen;
 	bool				hb_outstanding;
+	atomic_t			hb_rx;
+	u32				hb_rx_max;
 	struct mutex			conn_mutex;	/* cons[] setup/teardown */
 	bool				setup_failed;
 	u16				hb_seq;

@@ -46,11 +46,28 @@ _Static_assert(PEER_RX_OFF + PEER_NR_RX * PEER_RX_LEN <= PEER_TX_OFF, "layout");
 _Static_assert(PEER_TX_MAX <= PEER_TX_LEN, "one message fits the ring");
 
 int peer_timeout_ms = 10000;
+/* Receives each connection posts, at most PEER_NR_RX (rift-evil lowers it). */
+unsigned int peer_nr_rx = PEER_NR_RX;
+
+/*
+ * A protection domain that several connections share (rift-evil: the
+ * connections of one path, and the chunk region they all expose), with
+ * the one remotely writable region registered in it.
+ */
+struct peer_pd {
+	struct ibv_pd			*pd;
+	int				refs;
+	struct ibv_mr			*region_mr;
+	void				*region;
+};
 
 struct peer_conn {
 	struct rdma_event_channel	*ch;
 	struct rdma_cm_id		*id;
 	struct ibv_pd			*pd;
+	struct peer_pd			*shared;	/* NULL: @pd is our own */
+	bool				no_repost;
+	unsigned int			tx_out;
 	struct ibv_cq			*cq;
 	struct ibv_mr			*mr;
 	unsigned char			*buf;
@@ -65,6 +82,18 @@ struct peer_conn {
 	char				ev_str[96];
 	char				err[160];
 };
+
+static void peer_pd_put(struct peer_pd *p)
+{
+	if (--p->refs)
+		return;
+	if (p->region_mr)
+		ibv_dereg_mr(p->region_mr);
+	free(p->region);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	free(p);
+}
 
 static long long peer_now_ms(void)
 {
@@ -164,7 +193,8 @@ static int peer_setup_qp(struct peer_conn *c)
 	};
 	unsigned int i;
 
-	c->pd = ibv_alloc_pd(c->id->verbs);
+	if (!c->pd)
+		c->pd = ibv_alloc_pd(c->id->verbs);
 	c->cq = ibv_create_cq(c->id->verbs, PEER_CQ_LEN, NULL, NULL, 0);
 	c->buf = aligned_alloc(4096, PEER_BUF_LEN);
 	if (!c->pd || !c->cq || !c->buf)
@@ -180,7 +210,7 @@ static int peer_setup_qp(struct peer_conn *c)
 		return -errno;
 	if (peer_post_recv(c, 0, PEER_INFO_RX_LEN))
 		return -EIO;
-	for (i = 0; i < PEER_NR_RX; i++)
+	for (i = 0; i < peer_nr_rx && i < PEER_NR_RX; i++)
 		if (peer_post_recv(c, PEER_RX_OFF + i * PEER_RX_LEN, PEER_RX_LEN))
 			return -EIO;
 	return 0;
@@ -292,11 +322,14 @@ static void peer_cq_drain(struct peer_conn *c)
 	int i, n;
 
 	while ((n = ibv_poll_cq(c->cq, 16, wc)) > 0)
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			if (wc[i].wr_id == PEER_WR_SEND && c->tx_out)
+				c->tx_out--;
 			if (wc[i].status != IBV_WC_SUCCESS)
 				peer_set_err(c, "%s failed: %s",
 					     wc[i].wr_id == PEER_WR_SEND ? "send" : "receive",
 					     ibv_wc_status_str(wc[i].status));
+		}
 }
 
 /**
@@ -349,7 +382,9 @@ void peer_conn_free(struct peer_conn *c)
 		ibv_dereg_mr(c->mr);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
-	if (c->pd)
+	if (c->shared)
+		peer_pd_put(c->shared);
+	else if (c->pd)
 		ibv_dealloc_pd(c->pd);
 	if (c->id)
 		rdma_destroy_id(c->id);
@@ -416,6 +451,7 @@ static int peer_post_send(struct peer_conn *c, struct ibv_send_wr *wr,
 		peer_set_err(c, "ibv_post_send: %s", strerror(err));
 		return -err;
 	}
+	c->tx_out++;
 	return 0;
 }
 
@@ -492,6 +528,8 @@ int peer_recv(struct peer_conn *c, int timeout_ms, struct peer_recv *r)
 			peer_nap();
 			continue;
 		}
+		if (wc.wr_id == PEER_WR_SEND && c->tx_out)
+			c->tx_out--;
 		if (wc.status != IBV_WC_SUCCESS) {
 			peer_set_err(c, "%s failed: %s",
 				     wc.wr_id == PEER_WR_SEND ? "send" : "receive",
@@ -512,6 +550,8 @@ int peer_recv(struct peer_conn *c, int timeout_ms, struct peer_recv *r)
 		/* Copy out first: the reposted buffer may be overwritten. */
 		memcpy(c->rx_copy, c->buf + wc.wr_id, PEER_RX_LEN);
 		r->data = c->rx_copy;
+		if (c->no_repost)
+			return 0;
 		if (peer_post_recv(c, wc.wr_id, PEER_RX_LEN)) {
 			peer_set_err(c, "cannot repost a receive");
 			return -EIO;
@@ -535,4 +575,255 @@ void *peer_read_region(struct peer_conn *c, uint64_t *addr, uint32_t *rkey)
 	*addr = (uintptr_t)p;
 	*rkey = c->mr->rkey;
 	return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* The server side, for rift-evil                                      */
+/* ------------------------------------------------------------------ */
+
+struct peer_listener {
+	struct rdma_event_channel	*ch;
+	struct rdma_cm_id		*id;
+};
+
+/**
+ * peer_listen() - listen for connection requests on @addr:@port
+ * @addr: local IPv4 address
+ * @port: port
+ * @why: where to say why on failure
+ * @why_len: its size
+ *
+ * Return: the listener, NULL on failure.
+ */
+struct peer_listener *peer_listen(const char *addr, uint16_t port, char *why,
+				  size_t why_len)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct peer_listener *l = calloc(1, sizeof(*l));
+
+	if (!l || inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
+		snprintf(why, why_len, "bad address %s", addr);
+		free(l);
+		return NULL;
+	}
+	l->ch = rdma_create_event_channel();
+	if (!l->ch || rdma_create_id(l->ch, &l->id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(l->id, (struct sockaddr *)&sin) || rdma_listen(l->id, 16)) {
+		snprintf(why, why_len, "cannot listen on %s:%u: %s", addr, port,
+			 strerror(errno));
+		peer_listener_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void peer_listener_free(struct peer_listener *l)
+{
+	if (!l)
+		return;
+	if (l->id)
+		rdma_destroy_id(l->id);
+	if (l->ch)
+		rdma_destroy_event_channel(l->ch);
+	free(l);
+}
+
+/**
+ * peer_listen_next() - the next connection request, if one comes
+ * @l: listener
+ * @timeout_ms: how long to wait (0: only look)
+ *
+ * The request's rdma_cm id moves to a channel of its own, so the
+ * connection is watched like one made with peer_conn_connect().
+ *
+ * Return: a connection, not yet accepted, whose peer_conn_priv() holds
+ * the request's private data; NULL if none came (other events on the
+ * listener are dropped).
+ */
+struct peer_conn *peer_listen_next(struct peer_listener *l, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = l->ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct peer_conn *c;
+
+	if (poll(&pfd, 1, timeout_ms) <= 0 || rdma_get_cm_event(l->ch, &ev))
+		return NULL;
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		rdma_ack_cm_event(ev);
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		rdma_reject(ev->id, NULL, 0);
+		rdma_destroy_id(ev->id);
+		rdma_ack_cm_event(ev);
+		return NULL;
+	}
+	id = ev->id;
+	c->id = id;
+	c->have_ev = true;
+	c->last_ev = ev->event;
+	if (ev->param.conn.private_data) {
+		c->priv_len = ev->param.conn.private_data_len;
+		if (c->priv_len > sizeof(c->priv))
+			c->priv_len = sizeof(c->priv);
+		memcpy(c->priv, ev->param.conn.private_data, c->priv_len);
+	}
+	/* rdma_migrate_id() waits for the event to be acked. */
+	rdma_ack_cm_event(ev);
+	c->ch = rdma_create_event_channel();
+	if (!c->ch || rdma_migrate_id(id, c->ch)) {
+		rdma_reject(id, NULL, 0);
+		peer_conn_free(c);
+		return NULL;
+	}
+	id->context = c;
+	return c;
+}
+
+/**
+ * peer_conn_accept() - accept a request from peer_listen_next()
+ * @c: the connection
+ * @share: a connection of the same path whose protection domain (and
+ *	region, see peer_region()) @c joins; NULL for a new one
+ * @priv: private data of the accept (the CON_RSP)
+ * @len: its length
+ *
+ * Return: %PEER_ESTABLISHED, or how the attempt ended otherwise.
+ */
+enum peer_outcome peer_conn_accept(struct peer_conn *c, struct peer_conn *share,
+				   const void *priv, size_t len)
+{
+	struct rdma_conn_param p = {
+		.private_data		= priv,
+		.private_data_len	= len,
+		.responder_resources	= 1,
+		.initiator_depth	= 1,
+		.rnr_retry_count	= 7,
+	};
+	int err;
+
+	if (share) {
+		c->shared = share->shared;
+	} else {
+		c->shared = calloc(1, sizeof(*c->shared));
+		if (c->shared)
+			c->shared->pd = ibv_alloc_pd(c->id->verbs);
+		if (!c->shared || !c->shared->pd) {
+			peer_set_err(c, "no PD");
+			rdma_reject(c->id, NULL, 0);
+			return PEER_ERROR;
+		}
+	}
+	c->shared->refs++;
+	c->pd = c->shared->pd;
+	err = peer_setup_qp(c);
+	if (err) {
+		peer_set_err(c, "QP setup: %s", strerror(-err));
+		rdma_reject(c->id, NULL, 0);
+		return PEER_ERROR;
+	}
+	if (rdma_accept(c->id, &p)) {
+		peer_set_err(c, "rdma_accept: %s", strerror(errno));
+		return PEER_ERROR;
+	}
+	err = peer_cm_wait(c, peer_timeout_ms);
+	if (err) {
+		peer_set_err(c, "waiting for ESTABLISHED: %s", strerror(-err));
+		return err == -ETIMEDOUT ? PEER_TIMEOUT : PEER_ERROR;
+	}
+	if (c->last_ev != RDMA_CM_EVENT_ESTABLISHED)
+		return PEER_ERROR;
+	c->connected = true;
+	return PEER_ESTABLISHED;
+}
+
+/* Refuse a request from peer_listen_next() with @priv; frees nothing. */
+int peer_conn_reject(struct peer_conn *c, const void *priv, size_t len)
+{
+	return rdma_reject(c->id, priv, len) ? -errno : 0;
+}
+
+/**
+ * peer_region() - the remotely writable region of @c's protection domain
+ * @c: an accepted connection
+ * @len: its size, the first call sets it; 0 afterwards
+ * @addr: its address for the peer
+ * @rkey: its remote key
+ *
+ * Shared by every connection that joined @c's domain, freed with the
+ * last of them.
+ *
+ * Return: the region, or NULL.
+ */
+void *peer_region(struct peer_conn *c, size_t len, uint64_t *addr, uint32_t *rkey)
+{
+	struct peer_pd *p = c->shared;
+
+	if (!p)
+		return NULL;
+	if (!p->region && len) {
+		p->region = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+		if (!p->region)
+			return NULL;
+		memset(p->region, 0, len);
+		p->region_mr = ibv_reg_mr(p->pd, p->region, len,
+					  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		if (!p->region_mr) {
+			free(p->region);
+			p->region = NULL;
+			return NULL;
+		}
+	}
+	if (!p->region)
+		return NULL;
+	*addr = (uintptr_t)p->region;
+	*rkey = p->region_mr->rkey;
+	return p->region;
+}
+
+/* Stop reposting receives: the peer's sends then meet receiver-not-ready. */
+void peer_conn_no_repost(struct peer_conn *c)
+{
+	c->no_repost = true;
+}
+
+/* Sends that may still be posted before the send queue is full. */
+unsigned int peer_send_room(const struct peer_conn *c)
+{
+	return c->tx_out < PEER_MAX_SEND_WR ? PEER_MAX_SEND_WR - c->tx_out : 0;
+}
+
+/* Whether the peer closed @c, without waiting; completions are kept. */
+bool peer_conn_closed(struct peer_conn *c)
+{
+	if (!c->connected)
+		return true;
+	if (peer_cm_wait(c, 0))
+		return false;
+	if (c->last_ev == RDMA_CM_EVENT_DISCONNECTED)
+		c->connected = false;
+	return !c->connected;
+}
+
+/**
+ * peer_write() - post an RDMA WRITE without immediate data
+ * @c: connection
+ * @data: bytes to write
+ * @len: their length, at most %PEER_TX_MAX
+ * @raddr: remote address
+ * @rkey: remote key
+ *
+ * Return: 0 or a negative errno.
+ */
+int peer_write(struct peer_conn *c, const void *data, size_t len, uint64_t raddr,
+	       uint32_t rkey)
+{
+	struct ibv_send_wr wr = {
+		.opcode		= IBV_WR_RDMA_WRITE,
+		.wr.rdma	= { .remote_addr = raddr, .rkey = rkey },
+	};
+
+	return peer_post_send(c, &wr, data, len);
 }

@@ -74,6 +74,8 @@ struct peer_conn;
 
 /* Upper bound of every wait, in milliseconds. */
 extern int peer_timeout_ms;
+/* Receives a new connection posts (at most 64). */
+extern unsigned int peer_nr_rx;
 
 struct peer_conn *peer_conn_new(const struct peer_target *t, char *why, size_t why_len);
 enum peer_outcome peer_conn_connect(struct peer_conn *c, const void *priv,
@@ -92,5 +94,22 @@ int peer_recv(struct peer_conn *c, int timeout_ms, struct peer_recv *r);
 enum peer_outcome peer_wait_closed(struct peer_conn *c, int timeout_ms);
 
 void *peer_read_region(struct peer_conn *c, uint64_t *addr, uint32_t *rkey);
+
+/* The server side (rift-evil). */
+struct peer_listener;
+
+struct peer_listener *peer_listen(const char *addr, uint16_t port, char *why,
+				  size_t why_len);
+void peer_listener_free(struct peer_listener *l);
+struct peer_conn *peer_listen_next(struct peer_listener *l, int timeout_ms);
+enum peer_outcome peer_conn_accept(struct peer_conn *c, struct peer_conn *share,
+				   const void *priv, size_t len);
+int peer_conn_reject(struct peer_conn *c, const void *priv, size_t len);
+void *peer_region(struct peer_conn *c, size_t len, uint64_t *addr, uint32_t *rkey);
+void peer_conn_no_repost(struct peer_conn *c);
+unsigned int peer_send_room(const struct peer_conn *c);
+bool peer_conn_closed(struct peer_conn *c);
+int peer_write(struct peer_conn *c, const void *data, size_t len, uint64_t raddr,
+	       uint32_t rkey);
 
 #endif /* _RIFT_PEER_RDMA_H */

@@ -1,0 +1,242 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rift-topology: single
+# rift-timeout: 420
+#
+# A hostile server against the kernel client.  tools/peer/rift-evil serves
+# rift-test's store from user space over two listeners: 198.18.0.1 behaves,
+# 198.18.1.1 breaks the protocol as one case says (see rift-evil.c).  A
+# session of the test ULP has a path to each; for every case:
+#  - the bad path is closed with the case's reason in its last_error, and
+#    the kernel log says "path failed" (rate-limited) or the attempt's
+#    reason;
+#  - the session's IO completes within a bound (no hang): what the bad
+#    path held fails over to the good one, the data reads back verified
+#    (the late answer: exactly one -ETIMEDOUT);
+#  - the once-only cases leave a path that reconnects and works; the
+#    INFO-stage cases a path that never connects while the session works.
+# At the end: no completion the ULP saw twice or unasked, Rift's slab
+# objects back to what they were after a warm-up case, the modules unload.
+cd "$(dirname "$0")" && . ./lib.sh
+rift_require_root
+
+evil=$RIFT_TREE/tools/peer/rift-evil
+[ -x "$evil" ] || ktap_skip_all "tools/peer/rift-evil not built (make -C tools/peer)"
+"$evil" -L > /dev/null 2>&1 || ktap_skip_all "tools/peer/rift-evil does not run here"
+
+PORT=7690
+GOOD=198.18.0.2@198.18.0.1
+BAD=198.18.1.2@198.18.1.1
+P0=$GOOD:$PORT
+P1=$BAD:$PORT
+S=hsrv
+CS=$RIFT_CLT_SYSFS/$S
+OUT=$(mktemp -d)
+defer rm -rf "$OUT"
+
+# Each IO-stage case: name, reason last_error must match (grep -E).
+IO_CASES=(
+	"forged_idle|response to no outstanding request"
+	"forged_range|response names an unknown chunk"
+	"errno_range|malformed immediate data"
+	"dup_rsp|response to no outstanding request|duplicate response"
+	"wrong_con|response to no outstanding request"
+	"late_rsp|response to no outstanding request|duplicate response"
+	"rkey_noai|malformed rkey response"
+	"rkey_chunk|malformed rkey response"
+	"rkey_bogus|remote access error|(WR|work request) flushed"
+	"rkey_missing|response without the chunk.s new rkey"
+	"read_overrun|remote access error|WR flushed|DISCONNECTED|heartbeat: nothing received|no progress for"
+	"hb_flood|heartbeat flood from the server"
+	"rnr|no progress for|heartbeat: nothing received"
+	"silent|heartbeat: nothing received|no progress for"
+)
+INFO_CASES=(
+	"info_qd|INFO_RSP disagrees with CON_RSP: 7 chunks"
+	"info_chunk_size|INFO_RSP disagrees with CON_RSP: 8 chunks of 40960"
+	"info_feat|INFO_RSP accepts features 0x2"
+	"info_table|INFO_RSP from server does not parse: -EBADMSG"
+	"con_rsp_differs|CON_RSP of connection 1 differs from connection 0.s"
+)
+
+ktap_header
+ktap_plan $((3 + 3 * ${#IO_CASES[@]} + 2 * ${#INFO_CASES[@]} + 3))
+
+ktap_check "two rxe links" rift_rxe_pairs 2
+# Short heartbeats and a reconnect delay long enough to read the reason
+# before the path comes back; rift-evil grants 8 chunks of 36 KiB.
+ktap_check "client and test ULP load" \
+	eval "rift_insmod rift/rift-core && defer rift_unload_all &&
+	      rift_insmod rift/rift-client hb_interval_ms=500 hb_missed_max=3 \
+		reconnect_delay_ms=3000 reconnect_delay_max_ms=3000 &&
+	      rift_insmod rift/rift-test"
+
+evil_pid=
+evil_start()
+{
+	"$evil" -g 198.18.0.1 -b 198.18.1.1 -p $PORT -t 120 "$@" > "$OUT/evil.log" 2>&1 &
+	evil_pid=$!
+	rift_wait_until 10 grep -q '^listening' "$OUT/evil.log"
+}
+
+evil_stop()
+{
+	[ -n "$evil_pid" ] || return 0
+	kill "$evil_pid" 2>/dev/null
+	rift_wait_pid 10 "$evil_pid" > /dev/null 2>&1
+	evil_pid=
+}
+defer evil_stop
+
+# io OP SEED [COUNT DEPTH]: a run of 8 KiB requests (above one page: reads
+# go to a per-request MR, not a staging page), bounded: a request the
+# client never completes shows as a timeout here, not as a hung test.
+io()
+{
+	local pid rc
+	rift_test_io $S "$1" 0 8192 "$2" "${3:-32}" "${4:-4}" &
+	pid=$!
+	rift_wait_pid 60 $pid
+	rc=$?
+	[ $rc = 124 ] && ktap_info "$1 run still going after 60 s: the client hangs"
+	return $rc
+}
+
+# The bad path's last_error is cleared when it reconnects: a sampler
+# keeps every reason it showed during a case.
+sampler_pid=
+reasons_start()
+{
+	: > "$OUT/reasons"
+	(
+		prev=
+		while :; do
+			r=
+			{ read -r r < "$CS/paths/$P1/last_error"; } 2>/dev/null
+			[ "$r" != "$prev" ] && echo "$r" >> "$OUT/reasons"
+			prev=$r
+			sleep 0.1
+		done
+	) &
+	sampler_pid=$!
+}
+
+reasons_stop()
+{
+	[ -n "$sampler_pid" ] || return 0
+	kill "$sampler_pid" 2>/dev/null
+	wait "$sampler_pid" 2>/dev/null
+	sampler_pid=
+}
+defer reasons_stop
+
+reason_is()
+{
+	grep -qE "$1" "$OUT/reasons"
+}
+
+# The kernel log since the case began (never cleared: the harness reads
+# all of it for warnings).
+log_mark()
+{
+	mark=$(dmesg | wc -l)
+}
+
+log_since()
+{
+	dmesg | tail -n +$((mark + 1))
+}
+
+open_both()
+{
+	rift_test_open $S port=$PORT nr_cons=2 $GOOD $BAD &&
+		rift_wait_until 20 rift_all_paths_in $S connected
+}
+
+session_end()
+{
+	reasons_stop
+	rift_test_close $S
+	evil_stop
+}
+
+# --- warm-up: the server behaves; the slab baseline is taken after it ---
+ktap_check "rift-evil without a case: both paths up, verified IO" \
+	eval "evil_start -c none && open_both && io write 1 && io verify 1"
+session_end
+sleep 1
+slab0=$(rift_slab_owned "$OUT/slab.before")
+ktap_info "Rift slab objects after the warm-up: $slab0"
+
+for c in "${IO_CASES[@]}"; do
+	name=${c%%|*}
+	want=${c#*|}
+	seed=$((seed + 1))
+	log_mark
+	extra=
+	[ "$name" = late_rsp ] && extra="-l 4000"
+	[ "$name" = hb_flood ] && extra="-f 8000"
+	reasons_start
+	if ! evil_start -c "$name" $extra || ! open_both; then
+		ktap_fail "$name: path closed with its reason (no session)"
+		ktap_fail "$name: IO completed, data verified"
+		ktap_fail "$name: reason logged"
+		session_end
+		continue
+	fi
+	[ "$name" = late_rsp ] && echo 2000 > "$CS/io_timeout_ms"
+	# Writes, then reads (read_overrun fires on the first read).
+	io write $seed
+	wrc=$?
+	io verify $seed
+	vrc=$?
+	errs=$(rift_test_errnos $S)
+	# hb_flood, rnr and silent fire at the INFO exchange: wait for them.
+	rift_wait_until 20 reason_is "$want"
+	ok=$?
+	ktap_info "$name: last_error: $(grep . "$OUT/reasons" | tr '\n' '/'); write rc $wrc, verify rc $vrc, errors '$errs'"
+	ktap_check "$name: path closed with its reason" test $ok = 0
+	if [ "$name" = late_rsp ]; then
+		ioc="[ \"$errs\" = '-ETIMEDOUT:1' ] && [ $vrc = 0 ] &&
+		     echo 30000 > $CS/io_timeout_ms && io write $seed && io verify $seed"
+	else
+		ioc="[ $wrc = 0 ] && [ $vrc = 0 ] && [ -z \"$errs\" ] && io verify $seed"
+	fi
+	ktap_check "$name: IO completed, data verified" eval "$ioc"
+	ktap_check "$name: reason logged" \
+		eval "log_since | grep -qE '$S/$P1: .*($want)'"
+	grep -E 'fired|closed' "$OUT/evil.log" | head -n 4 | sed "s/^/# $name: evil: /"
+	session_end
+done
+
+for c in "${INFO_CASES[@]}"; do
+	name=${c%%|*}
+	want=${c#*|}
+	seed=$((seed + 1))
+	log_mark
+	reasons_start
+	evil_start -c "$name" &&
+		rift_test_open $S port=$PORT nr_cons=2 $GOOD &&
+		echo "$BAD" > "$CS/add_path"
+	rift_wait_until 20 reason_is "$want"
+	ok=$?
+	ktap_info "$name: last_error: $(grep . "$OUT/reasons" | tr '\n' '/') state $(rift_path_state $S "$P1")"
+	ktap_check "$name: the path is refused with its reason" \
+		eval "[ $ok = 0 ] && [ \"\$(rift_path_state $S $P1)\" != connected ] &&
+		      log_since | grep -qE '$S/$P1: .*($want)'"
+	ktap_check "$name: the session works on the good path" \
+		eval "io write $seed && io verify $seed"
+	session_end
+done
+
+ktap_check "no completion twice or for a request not in flight" \
+	test "$(rift_test_bad_completions)" = 0
+sleep 1
+slab1=$(rift_slab_owned "$OUT/slab.after")
+ktap_info "Rift slab objects after the cases: $slab1 (after the warm-up: $slab0)"
+diff "$OUT/slab.before" "$OUT/slab.after" | grep '^[<>]' | head -n 10 |
+	while read -r l; do ktap_info "slab: $l"; done
+ktap_check "Rift's slab objects: no growth over the cases" test $((slab1 - slab0)) -le 8
+__rift_run_deferred
+ktap_check "modules unloaded" eval '! rift_loaded rift/rift-core'
+ktap_finished

@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rift-evil: a hostile Rift server in user space, for the kernel client
+ * (selftests/hostile_server.sh).
+ *
+ * It serves rift-test's store (rift/rift-test.c's ULP header, a RAM store
+ * here) well enough for the kernel client to bring paths up and run
+ * verified IO, and breaks the protocol on purpose on the paths that come
+ * in over its "bad" address, as the case given with -c says:
+ *
+ *   forged_idle     an extra RSP for a chunk with no request on it
+ *   forged_range    an extra RSP naming a chunk beyond the queue depth
+ *   errno_range     a RSP whose errno field exceeds 4095
+ *   dup_rsp         a request answered twice
+ *   wrong_con       the answer on another connection of the path
+ *   late_rsp        an answer after the client timed the request out
+ *                   (-l MS later), then the same answer once more
+ *   rkey_noai       RSP_RKEY without always-invalidate negotiated
+ *   rkey_chunk      always-invalidate: RSP_RKEY whose payload names
+ *                   another chunk than its immediate
+ *   rkey_bogus      always-invalidate: RSP_RKEY with a key that does not
+ *                   exist; the client's next write to the chunk is
+ *                   refused by this side's device
+ *   rkey_missing    always-invalidate: a plain RSP, no new key
+ *   read_overrun    read data written past the client's segment
+ *   info_qd         INFO_RSP queue depth differs from CON_RSP's
+ *   info_chunk_size INFO_RSP chunk size differs from CON_RSP's
+ *   info_feat       INFO_RSP accepts a feature bit nobody knows
+ *   info_table      a chunk table entry shorter than the chunk size
+ *   con_rsp_differs the CON_RSP of connection 1 grants another chunk
+ *                   size than connection 0's
+ *   hb_flood        heartbeats as fast as the send queue takes them
+ *                   (-f MS long)
+ *   rnr             no receive reposted: the client's sends meet
+ *                   receiver-not-ready for good
+ *   silent          nothing answered, heartbeats neither; the
+ *                   connections stay up
+ *
+ * The info_* and con_rsp_differs cases hit every attempt of a bad path
+ * (it never comes up); the others fire once, on the first bad path
+ * instance that gets a request (hb_flood, rnr and silent: that finishes
+ * its INFO exchange), after which the path reconnects to a server that
+ * behaves.  "none" misbehaves nowhere.
+ *
+ * usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE]
+ *                  [-t SECONDS] [-l LATE_MS] [-f FLOOD_MS]
+ *        rift-evil -L
+ *
+ * Prints "listening" once both listeners are up, one line per path
+ * event ("path N ...", "fired CASE ...") and exits 0 after SECONDS
+ * (default 60), 2 on a setup error.  Messages are built with Rift's
+ * codec; the hostile ones start from valid values and break them.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "peer-lib.h"
+
+#define EVIL_MAX_PATHS		8
+#define EVIL_MAX_CONS		8
+#define EVIL_QD			8
+#define EVIL_CHUNK		(36U << 10)
+#define EVIL_IO			(32U << 10)
+#define EVIL_STORE		(4U << 20)
+/* The two answers of late_rsp are this far apart. */
+#define EVIL_LATE_GAP_MS	500
+
+static_assert(EVIL_IO + RIFT_CHUNK_HEADROOM <= EVIL_CHUNK);
+static_assert(EVIL_IO + 4096 <= PEER_TX_MAX);
+
+enum evil_case {
+	C_NONE, C_FORGED_IDLE, C_FORGED_RANGE, C_ERRNO_RANGE, C_DUP_RSP,
+	C_WRONG_CON, C_LATE_RSP, C_RKEY_NOAI, C_RKEY_CHUNK, C_RKEY_BOGUS,
+	C_RKEY_MISSING, C_READ_OVERRUN, C_INFO_QD, C_INFO_CHUNK_SIZE,
+	C_INFO_FEAT, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
+	C_SILENT, C_NR,
+};
+
+static const char * const case_names[C_NR] = {
+	"none", "forged_idle", "forged_range", "errno_range", "dup_rsp",
+	"wrong_con", "late_rsp", "rkey_noai", "rkey_chunk", "rkey_bogus",
+	"rkey_missing", "read_overrun", "info_qd", "info_chunk_size",
+	"info_feat", "info_table", "con_rsp_differs", "hb_flood", "rnr",
+	"silent",
+};
+
+/**
+ * struct epath - one path instance as this server sees it
+ * @used: the slot holds a path
+ * @bad: it came in over the bad address
+ * @id: number for the log
+ * @req: CON_REQ of connection 0
+ * @rsp: CON_RSP of connection 0
+ * @con: the accepted connections, @nr_cons of them
+ * @nr_cons: connections accepted so far
+ * @region: the chunks, @rsp.queue_depth of EVIL_CHUNK bytes
+ * @raddr: their address for the client
+ * @rkey: their key
+ * @info_done: INFO_RSP sent
+ * @ai: always-invalidate accepted: every answer is a RSP_RKEY
+ * @fired: this instance misbehaves now (hb_flood, rnr, silent)
+ * @held: late_rsp: answers of the held request still to send
+ * @held_chunk: its chunk
+ * @held_con: the connection it came on
+ * @held_due: when the next answer goes out
+ * @flood_end: hb_flood: when to stop
+ * @hb_seq: sequence of the flood's heartbeats
+ */
+struct epath {
+	bool			used;
+	bool			bad;
+	int			id;
+	struct rift_con_req	req;
+	struct rift_con_rsp	rsp;
+	struct peer_conn	*con[EVIL_MAX_CONS];
+	u16			nr_cons;
+	u8			*region;
+	u64			raddr;
+	u32			rkey;
+	bool			info_done;
+	bool			ai;
+	bool			fired;
+	int			held;
+	u16			held_chunk;
+	u16			held_con;
+	long long		held_due;
+	long long		flood_end;
+	u16			hb_seq;
+};
+
+static enum evil_case the_case = C_NONE;
+/* A once-only case has happened (on some bad path instance). */
+static bool fired_once;
+static int late_ms = 5000;
+static int flood_ms = 5000;
+static int path_ids;
+static struct epath paths[EVIL_MAX_PATHS];
+/* Room behind the end for read_overrun's extra page. */
+static u8 store[EVIL_STORE + 4096];
+
+static __printf(2, 3) void say(const struct epath *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("path %d%s: ", p->id, p->bad ? " (bad)" : "");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static bool info_case(void)
+{
+	return the_case >= C_INFO_QD && the_case <= C_CON_RSP_DIFFERS;
+}
+
+/* The once-only case fires on @p now, if it is a bad path and not yet. */
+static bool fire(struct epath *p, enum evil_case c)
+{
+	if (the_case != c || !p->bad || fired_once)
+		return false;
+	fired_once = true;
+	p->fired = true;
+	say(p, "fired %s", case_names[c]);
+	return true;
+}
+
+static void path_close(struct epath *p, const char *why)
+{
+	int i;
+
+	say(p, "closed (%s)", why);
+	/* Connection 0 holds the region's domain longest: free it last. */
+	for (i = p->nr_cons - 1; i >= 0; i--)
+		peer_conn_free(p->con[i]);
+	memset(p, 0, sizeof(*p));
+}
+
+static bool send_imm_raw(struct peer_conn *c, __be32 imm)
+{
+	u32 raw = (__force u32)imm;
+
+	return !peer_send(c, NULL, 0, &raw);
+}
+
+static bool send_rsp_raw(struct epath *p, u16 con, u16 chunk, int err, bool rkey_msg,
+			 u16 msg_chunk, u32 rkey)
+{
+	struct rift_imm imm = {
+		.type	= rkey_msg ? RIFT_IMM_RSP_RKEY : RIFT_IMM_RSP,
+		.chunk	= chunk,
+		.err	= err,
+	};
+	u8 msg[sizeof(struct rift_wire_rkey_msg)];
+	__be32 v;
+	u32 raw;
+
+	/* Chunk ids up to the field's limit: the client must check them. */
+	v = imm_raw(imm.type, chunk, -err);
+	raw = (__force u32)v;
+	if (!rkey_msg)
+		return !peer_send(p->con[con], NULL, 0, &raw);
+	if (rift_proto_rkey_encode(msg_chunk, rkey, msg, sizeof(msg)) < 0)
+		return false;
+	return !peer_send(p->con[con], msg, sizeof(msg), &raw);
+}
+
+/* The answer a well-behaved server gives. */
+static bool send_rsp(struct epath *p, u16 con, u16 chunk, int err)
+{
+	return send_rsp_raw(p, con, chunk, err, p->ai, chunk, p->rkey);
+}
+
+/* ------------------------------------------------------------------ */
+/* Connection establishment and INFO                                   */
+/* ------------------------------------------------------------------ */
+
+static struct epath *path_find(const struct rift_con_req *req)
+{
+	int i;
+
+	for (i = 0; i < EVIL_MAX_PATHS; i++)
+		if (paths[i].used &&
+		    !memcmp(paths[i].req.sess_uuid, req->sess_uuid, RIFT_UUID_LEN) &&
+		    !memcmp(paths[i].req.path_uuid, req->path_uuid, RIFT_UUID_LEN))
+			return &paths[i];
+	return NULL;
+}
+
+static void refuse(struct peer_conn *c, u16 reason)
+{
+	struct rift_reject rej = {
+		.reason		= reason,
+		.min_version	= RIFT_PROTO_VERSION_MIN,
+		.max_version	= RIFT_PROTO_VERSION_MAX,
+	};
+	u8 buf[sizeof(struct rift_wire_reject)];
+	int len = rift_proto_reject_encode(&rej, buf, sizeof(buf));
+
+	peer_conn_reject(c, buf, len > 0 ? len : 0);
+	peer_conn_free(c);
+}
+
+static void on_connect(struct peer_conn *c, bool bad)
+{
+	struct rift_con_rsp rsp = { .status = RIFT_REJ_NONE };
+	struct rift_con_req req;
+	u8 buf[sizeof(struct rift_wire_con_rsp)];
+	struct epath *p;
+	const void *d;
+	size_t n;
+	int len, i;
+
+	d = peer_conn_priv(c, &n);
+	if (rift_proto_con_req_decode(d, n, &req)) {
+		printf("connect request without a valid CON_REQ\n");
+		refuse(c, RIFT_REJ_MALFORMED);
+		return;
+	}
+	p = path_find(&req);
+	if (req.con_idx == 0) {
+		/* A new instance replaces what is left of the old one. */
+		if (p)
+			path_close(p, "replaced");
+		for (i = 0, p = NULL; i < EVIL_MAX_PATHS && !p; i++)
+			if (!paths[i].used)
+				p = &paths[i];
+		if (!p || req.con_cnt > EVIL_MAX_CONS) {
+			refuse(c, RIFT_REJ_NO_RESOURCES);
+			return;
+		}
+		memset(p, 0, sizeof(*p));
+		p->used = true;
+		p->bad = bad;
+		p->id = ++path_ids;
+		p->req = req;
+		p->rsp.version = req.max_version < RIFT_PROTO_VERSION_MAX ?
+				 req.max_version : RIFT_PROTO_VERSION_MAX;
+		p->rsp.queue_depth = req.queue_depth < EVIL_QD ? req.queue_depth : EVIL_QD;
+		p->rsp.max_io_size = EVIL_IO;
+		p->rsp.chunk_size = EVIL_CHUNK;
+		p->rsp.flags = RIFT_CON_RSP_F_NEW_SESSION;
+		p->rsp.has_nonce = true;
+		for (i = 0; i < RIFT_AUTH_NONCE_LEN; i++)
+			p->rsp.auth_nonce[i] = (u8)rand();
+	} else if (!p || req.con_idx != p->nr_cons || req.reconnect_gen != p->req.reconnect_gen ||
+		   req.con_idx >= EVIL_MAX_CONS) {
+		refuse(c, RIFT_REJ_BAD_CON_INDEX);
+		return;
+	}
+	rsp = p->rsp;
+	if (req.con_idx && bad && the_case == C_CON_RSP_DIFFERS) {
+		/* Valid on its own; only the comparison with connection 0 fails. */
+		rsp.chunk_size += 4096;
+		rsp.flags = 0;
+		say(p, "CON_RSP of connection %u: chunk size %u, connection 0 had %u",
+		    req.con_idx, rsp.chunk_size, p->rsp.chunk_size);
+	} else if (req.con_idx) {
+		rsp.flags = 0;
+	}
+	len = rift_proto_con_rsp_encode(&rsp, buf, sizeof(buf));
+	if (len < 0 ||
+	    peer_conn_accept(c, req.con_idx ? p->con[0] : NULL, buf, len) != PEER_ESTABLISHED) {
+		say(p, "connection %u not established: %s", req.con_idx, peer_conn_error(c));
+		peer_conn_free(c);
+		if (!req.con_idx)
+			memset(p, 0, sizeof(*p));
+		else
+			path_close(p, "a connection failed");
+		return;
+	}
+	p->con[p->nr_cons++] = c;
+	if (!req.con_idx) {
+		p->region = peer_region(c, (size_t)p->rsp.queue_depth * EVIL_CHUNK, &p->raddr,
+					&p->rkey);
+		if (!p->region) {
+			path_close(p, "no chunk memory");
+			return;
+		}
+	}
+	say(p, "connection %u of %u established", req.con_idx, req.con_cnt);
+}
+
+static int put_u32(struct rift_info_builder *b, u16 type, u32 v)
+{
+	__le32 w = cpu_to_le32(v);
+
+	return rift_info_put(b, type, &w, sizeof(w));
+}
+
+/*
+ * Built TLV by TLV rather than with rift_info_encode(), which refuses to
+ * build what a client must refuse.
+ */
+static int info_rsp_build(struct epath *p, u32 hb_ms, u8 *buf, size_t cap)
+{
+	struct rift_info_builder b;
+	u32 qd = p->rsp.queue_depth, cs = p->rsp.chunk_size, i;
+	u8 table[sizeof(struct rift_wire_chunk_tlv) +
+		 EVIL_QD * sizeof(struct rift_wire_rbuf)];
+	u64 feat = 0;
+	__le64 f;
+	int err;
+
+	if (p->bad && (the_case == C_RKEY_CHUNK || the_case == C_RKEY_BOGUS ||
+		       the_case == C_RKEY_MISSING))
+		p->ai = true;
+	if (p->ai)
+		feat |= RIFT_FEAT_ALWAYS_INVALIDATE;
+	if (p->bad && the_case == C_INFO_QD)
+		qd--;
+	if (p->bad && the_case == C_INFO_CHUNK_SIZE)
+		cs += 4096;
+	if (p->bad && the_case == C_INFO_FEAT)
+		feat |= BIT_ULL(9);
+	err = rift_info_start(&b, buf, cap, RIFT_INFO_RSP, p->rsp.version, 0);
+	f = cpu_to_le64(feat);
+	err = err ?: rift_info_put(&b, RIFT_TLV_FEAT_ACCEPTED, &f, sizeof(f));
+	err = err ?: put_u32(&b, RIFT_TLV_HB_INTERVAL_MS, hb_ms);
+	err = err ?: put_u32(&b, RIFT_TLV_HB_MISSED_MAX, RIFT_HB_MISSED_DEFAULT);
+	err = err ?: put_u32(&b, RIFT_TLV_MAX_IO_SIZE, p->rsp.max_io_size);
+	err = err ?: put_u32(&b, RIFT_TLV_QUEUE_DEPTH, qd);
+	err = err ?: put_u32(&b, RIFT_TLV_CHUNK_SIZE, cs);
+	if (err)
+		return err;
+	put_le16(table, 0);
+	put_le16(table + 2, sizeof(struct rift_wire_rbuf));
+	for (i = 0; i < qd; i++) {
+		u8 *e = table + 4 + i * sizeof(struct rift_wire_rbuf);
+		u32 len = cs;
+
+		if (p->bad && the_case == C_INFO_TABLE && i == 1)
+			len = cs / 2;
+		put_le64(e, p->raddr + (u64)i * EVIL_CHUNK);
+		put_le32(e + 8, len);
+		put_le32(e + 12, p->rkey);
+	}
+	err = rift_info_put(&b, RIFT_TLV_CHUNK_TABLE | RIFT_TLV_CRITICAL, table,
+			    4 + qd * sizeof(struct rift_wire_rbuf));
+	return err ?: rift_info_finish(&b);
+}
+
+static void on_info_req(struct epath *p, const struct peer_recv *r)
+{
+	struct rift_info req;
+	u8 buf[1024];
+	int len;
+
+	if (rift_info_parse(r->data, r->len, p->rsp.version, &req, NULL, 0) ||
+	    req.type != RIFT_INFO_REQ) {
+		path_close(p, "bad INFO_REQ");
+		return;
+	}
+	len = info_rsp_build(p, req.hb_interval_ms ? req.hb_interval_ms :
+			     RIFT_HB_INTERVAL_DEFAULT_MS, buf, sizeof(buf));
+	if (len < 0 || peer_send(p->con[0], buf, len, NULL)) {
+		path_close(p, "cannot send INFO_RSP");
+		return;
+	}
+	p->info_done = true;
+	say(p, "INFO_RSP sent: session %s from %s, %u chunks%s", req.sess_name,
+	    req.host_name, p->rsp.queue_depth, p->ai ? ", always-invalidate" : "");
+	if (fire(p, C_SILENT))
+		return;
+	if (fire(p, C_HB_FLOOD)) {
+		p->flood_end = now_ms() + flood_ms;
+		return;
+	}
+	if (fire(p, C_RNR)) {
+		int i;
+
+		for (i = 0; i < p->nr_cons; i++)
+			peer_conn_no_repost(p->con[i]);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* IO                                                                  */
+/* ------------------------------------------------------------------ */
+
+static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
+{
+	const struct rift_io_limits lim = {
+		.chunk_size	= EVIL_CHUNK,
+		.max_io_size	= EVIL_IO,
+	};
+	u8 *chunk = p->region + (size_t)imm->chunk * EVIL_CHUNK;
+	struct rift_rbuf seg[RIFT_IO_MAX_SEGS];
+	struct rift_io_req req;
+	struct test_hdr h;
+	u64 off;
+	u32 len, extra = 0;
+	int err = 0;
+
+	if (imm->desc_off >= EVIL_CHUNK ||
+	    rift_proto_io_desc_decode(&lim, imm, chunk + imm->desc_off,
+				      EVIL_CHUNK - imm->desc_off, &req, seg,
+				      RIFT_IO_MAX_SEGS) < 0 ||
+	    req.usr_len < sizeof(h)) {
+		say(p, "bad request on chunk %u", imm->chunk);
+		send_rsp(p, con, imm->chunk, -EBADMSG);
+		return;
+	}
+	memcpy(&h, chunk + req.usr_off, sizeof(h));
+	off = le64_to_cpu(h.offset);
+	len = le32_to_cpu(h.len);
+	if (le32_to_cpu(h.magic) != TEST_MAGIC || len != req.data_len) {
+		err = -EINVAL;
+	} else if (off > EVIL_STORE || len > EVIL_STORE - off) {
+		err = -ERANGE;
+	} else if (req.dir == RIFT_IO_WRITE) {
+		memcpy(store + off, chunk + req.data_off, len);
+	} else if (req.nr_segs != 1 || seg[0].len < len) {
+		err = -EINVAL;
+	} else {
+		if (fire(p, C_READ_OVERRUN))
+			extra = 4096;
+		/* Past the store's end reads zeroes: the staging ring holds them. */
+		if (len && peer_write(p->con[con], store + off, len + extra, seg[0].addr,
+				      seg[0].rkey)) {
+			path_close(p, "cannot write read data");
+			return;
+		}
+	}
+
+	if (fire(p, C_LATE_RSP)) {
+		/* Held: no answer until the client has given up on it. */
+		p->held = 2;
+		p->held_chunk = imm->chunk;
+		p->held_con = con;
+		p->held_due = now_ms() + late_ms;
+		return;
+	}
+	if (fire(p, C_WRONG_CON)) {
+		send_rsp(p, (con + 1) % p->nr_cons, imm->chunk, err);
+		return;
+	}
+	if (fire(p, C_ERRNO_RANGE)) {
+		send_imm_raw(p->con[con], imm_raw(RIFT_IMM_RSP, imm->chunk, 0x1fff));
+		return;
+	}
+	if (fire(p, C_RKEY_NOAI)) {
+		send_rsp_raw(p, con, imm->chunk, err, true, imm->chunk, p->rkey);
+		return;
+	}
+	if (fire(p, C_RKEY_CHUNK)) {
+		send_rsp_raw(p, con, imm->chunk, err, true,
+			     (imm->chunk + 1) % p->rsp.queue_depth, p->rkey);
+		return;
+	}
+	if (fire(p, C_RKEY_BOGUS)) {
+		send_rsp_raw(p, con, imm->chunk, err, true, imm->chunk, p->rkey ^ 0x5a5a00);
+		return;
+	}
+	if (fire(p, C_RKEY_MISSING)) {
+		send_rsp_raw(p, con, imm->chunk, err, false, 0, 0);
+		return;
+	}
+	send_rsp(p, con, imm->chunk, err);
+	if (fire(p, C_DUP_RSP))
+		send_rsp(p, con, imm->chunk, err);
+	if (fire(p, C_FORGED_IDLE))
+		send_rsp(p, con, imm->chunk == p->rsp.queue_depth - 1 ? 0 :
+			 p->rsp.queue_depth - 1, 0);
+	if (fire(p, C_FORGED_RANGE))
+		send_rsp_raw(p, con, p->rsp.queue_depth + 5, 0, false, 0, 0);
+}
+
+static void on_message(struct epath *p, u16 con, const struct peer_recv *r)
+{
+	struct rift_imm imm;
+	__be32 v;
+
+	if (!p->info_done) {
+		if (con == 0 && !r->has_imm)
+			on_info_req(p, r);
+		return;
+	}
+	if (p->fired && the_case == C_SILENT)
+		return;
+	if (!r->has_imm ||
+	    rift_imm_decode((__force __be32)r->imm, p->rsp.queue_depth, &imm)) {
+		say(p, "unexpected message on connection %u", con);
+		return;
+	}
+	switch (imm.type) {
+	case RIFT_IMM_HB:
+		imm.type = RIFT_IMM_HB_ACK;
+		if (!rift_imm_encode(&imm, &v))
+			send_imm_raw(p->con[con], v);
+		break;
+	case RIFT_IMM_WRITE:
+	case RIFT_IMM_READ:
+		on_request(p, con, &imm);
+		break;
+	default:
+		break;
+	}
+}
+
+static void tick(struct epath *p)
+{
+	struct rift_imm hb = { .type = RIFT_IMM_HB };
+	long long now = now_ms();
+	unsigned int n;
+	__be32 v;
+
+	if (p->held && now >= p->held_due) {
+		say(p, "late answer %d for chunk %u", 3 - p->held, p->held_chunk);
+		send_rsp(p, p->held_con, p->held_chunk, 0);
+		p->held--;
+		p->held_due = now + EVIL_LATE_GAP_MS;
+	}
+	if (p->flood_end && now < p->flood_end) {
+		for (n = peer_send_room(p->con[0]); n > 1; n--) {
+			hb.seq = ++p->hb_seq;
+			if (rift_imm_encode(&hb, &v) || !send_imm_raw(p->con[0], v))
+				break;
+		}
+	} else if (p->flood_end) {
+		say(p, "flood over: %u heartbeats", p->hb_seq);
+		p->flood_end = 0;
+	}
+}
+
+/* Serve every connection of @p once; true if anything happened. */
+static bool serve(struct epath *p)
+{
+	struct peer_recv r;
+	bool busy = false;
+	int i, err;
+
+	for (i = 0; i < p->nr_cons && p->used; i++) {
+		while (p->used && !(err = peer_recv(p->con[i], 0, &r))) {
+			busy = true;
+			on_message(p, i, &r);
+		}
+		if (!p->used)
+			break;
+		if (err != -ETIMEDOUT) {
+			path_close(p, peer_conn_error(p->con[i]));
+			return true;
+		}
+		if (peer_conn_closed(p->con[i])) {
+			path_close(p, "disconnected by the client");
+			return true;
+		}
+	}
+	if (p->used)
+		tick(p);
+	return busy;
+}
+
+static void usage(void)
+{
+	fputs("usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE]\n", stderr);
+	fputs("                 [-t SECONDS] [-l LATE_MS] [-f FLOOD_MS]\n", stderr);
+	fputs("       rift-evil -L\n", stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const struct timespec nap = { .tv_nsec = 500 * 1000 };
+	struct peer_listener *good = NULL, *bad = NULL;
+	const char *good_addr = NULL, *bad_addr = NULL;
+	int port = 7690, secs = 60, opt, i;
+	struct peer_conn *c;
+	long long end;
+	char why[160];
+	bool busy;
+
+	while ((opt = getopt(argc, argv, "g:b:p:c:t:l:f:L")) != -1) {
+		switch (opt) {
+		case 'g':
+			good_addr = optarg;
+			break;
+		case 'b':
+			bad_addr = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'c':
+			for (i = 0; i < C_NR && strcmp(case_names[i], optarg); i++)
+				;
+			if (i == C_NR)
+				usage();
+			the_case = i;
+			break;
+		case 't':
+			secs = atoi(optarg);
+			break;
+		case 'l':
+			late_ms = atoi(optarg);
+			break;
+		case 'f':
+			flood_ms = atoi(optarg);
+			break;
+		case 'L':
+			for (i = 1; i < C_NR; i++)
+				printf("%s\n", case_names[i]);
+			return 0;
+		default:
+			usage();
+		}
+	}
+	if (!good_addr || port <= 0 || port > 65535 || secs <= 0)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	srand(getpid() ^ time(NULL));
+	/* Enough for a client's requests, few enough to run out (rnr). */
+	peer_nr_rx = 2 * EVIL_QD;
+	good = peer_listen(good_addr, port, why, sizeof(why));
+	if (good && bad_addr)
+		bad = peer_listen(bad_addr, port, why, sizeof(why));
+	if (!good || (bad_addr && !bad)) {
+		fprintf(stderr, "rift-evil: %s\n", why);
+		return 2;
+	}
+	printf("listening on %s:%d, bad %s:%d, case %s, %s\n", good_addr, port,
+	       bad_addr ? bad_addr : "-", port, case_names[the_case],
+	       info_case() ? "every attempt" : "once");
+
+	end = now_ms() + secs * 1000LL;
+	while (now_ms() < end) {
+		busy = false;
+		c = peer_listen_next(good, 0);
+		if (c) {
+			on_connect(c, false);
+			busy = true;
+		}
+		c = bad ? peer_listen_next(bad, 0) : NULL;
+		if (c) {
+			on_connect(c, true);
+			busy = true;
+		}
+		for (i = 0; i < EVIL_MAX_PATHS; i++)
+			if (paths[i].used && serve(&paths[i]))
+				busy = true;
+		if (!busy)
+			nanosleep(&nap, NULL);
+	}
+	for (i = 0; i < EVIL_MAX_PATHS; i++)
+		if (paths[i].used)
+			path_close(&paths[i], "exiting");
+	peer_listener_free(bad);
+	peer_listener_free(good);
+	printf("done\n");
+	return 0;
+}
