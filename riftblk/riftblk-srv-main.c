@@ -540,9 +540,9 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	else if (map->access_mode == RIFTBLK_ACCESS_MIGRATION)
 		d->nr_migration++;
 	/* Before the unlock: a force_close may free the mapping after it. */
-	pr_info_ratelimited("%s: mapped %s (%pg) %s for host '%s' as dev_id %u\n", sess->name,
-		req->path, map->bdev, riftblk_access_mode_name(map->access_mode),
-		host, map->dev_id);
+	pr_info_ratelimited("%s: mapped %s (%pg) %s for host '%s' as dev_id %u\n",
+			    sess->name, req->path, map->bdev,
+			    riftblk_access_mode_name(map->access_mode), host, map->dev_id);
 	mutex_unlock(&riftblk_srv_lock);
 	return 0;
 
