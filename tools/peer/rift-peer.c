@@ -635,6 +635,23 @@ static long long srv_pinned_bytes(void)
 	return v;
 }
 
+/*
+ * The server's pinned bytes once they stopped moving: a former case's
+ * session may still be releasing its chunks (up to the peer's wait limit).
+ */
+static long long srv_pinned_bytes_settled(void)
+{
+	long long v = srv_pinned_bytes(), prev;
+	long long end = now_ms() + peer_timeout_ms;
+
+	do {
+		prev = v;
+		usleep(300 * 1000);
+		v = srv_pinned_bytes();
+	} while (v != prev && now_ms() < end);
+	return v;
+}
+
 enum {
 	HOST_UNKNOWN,
 	HOST_AUTH_NO_PROOF,
@@ -658,7 +675,7 @@ static bool case_host_refused(const struct peer_case *tc)
 	int len, status = EACCES;
 
 	path_init(&p, 1, 1);
-	before = srv_pinned_bytes();
+	before = srv_pinned_bytes_settled();
 	if (!EXPECT(before >= 0, "cannot read the server's pinned_bytes") ||
 	    !path_connect(&p, 0))
 		goto out;
