@@ -5,8 +5,9 @@
 #
 # Resilience of a two-path session under verified IO (rift-test random
 # runs: every read checked against what was written):
-#  1. a link goes down (ip link down): IO continues on the other path with
-#     zero errors; the link comes back and the path reconnects;
+#  1. a link goes down (ip link down): the port event fails its path at
+#     once (not heartbeats), IO continues on the other path with zero
+#     errors; the link comes back and the path reconnects;
 #  2. a link goes silent (netem loss 100%): heartbeats declare the path
 #     failed within hb_interval_ms * (hb_missed_max + 1), IO fails over;
 #  3. both links down and one back within io_timeout_ms: IO resumes,
@@ -24,7 +25,7 @@ S=fo
 HB=200
 MISSED=3
 ktap_header
-ktap_plan 32
+ktap_plan 33
 
 CS=$RIFT_CLT_SYSFS/$S
 T=/sys/kernel/tracing
@@ -93,15 +94,23 @@ ktap_check "tunables set: hb $HB ms x $MISSED, reconnect 200..1000 ms, io_timeou
 	      echo 200 > $CS/reconnect_delay_ms && echo 1000 > $CS/reconnect_delay_max_ms &&
 	      echo 20000 > $CS/io_timeout_ms"
 
-# 1. Link down under IO.
+# 1. Link down under IO.  The port event fails the path at once: with
+# heartbeats slowed down to 5 s x 3 here, they could not be what notices.
+echo 5000 > $CS/hb_interval_ms
 run_bg 6000 16 11
 sleep 3
 f0=$(rift_clt_stat $S $RIFT_P0 failovers)
 nf0=$(rxe_not_free)
+t0=$(rift_now_ms)
 ip link set dev riftb0 down
 ktap_check "link 0 down: path 0 leaves connected" \
 	rift_wait_until 10 eval "[ \"\$(rift_path_state $S $RIFT_P0)\" != connected ]"
-ktap_info "path 0: $(rift_path_state $S $RIFT_P0), last_error '$(cat $CS/paths/$RIFT_P0/last_error)'"
+t1=$(rift_now_ms)
+why0=$(cat $CS/paths/$RIFT_P0/last_error)
+ktap_info "path 0: $(rift_path_state $S $RIFT_P0) $((t1 - t0)) ms after the link went down (as polled from the shell), last_error '$why0'"
+ktap_check "... at once, on the port event: last_error names the port, within 3 s (heartbeats: 20 s)" \
+	eval "[[ '$why0' == *'port rxe_riftb0/1 down'* ]] && [ $((t1 - t0)) -lt 3000 ]"
+echo $HB > $CS/hb_interval_ms
 ktap_check "path 1 stays connected (or rxe's REG_MR defect wedged it and it came back)" \
 	path1_survives
 ktap_info "path 1: client $(rift_path_state $S $RIFT_P1), server $(rift_srv_path_state $S $RIFT_P1), reconnects $(rift_clt_stat $S $RIFT_P1 reconnects), last_error '$(cat $CS/paths/$RIFT_P1/last_error)'"
