@@ -106,10 +106,12 @@ ip link set dev riftb0 down
 ktap_check "link 0 down: path 0 leaves connected" \
 	rift_wait_until 10 eval "[ \"\$(rift_path_state $S $RIFT_P0)\" != connected ]"
 t1=$(rift_now_ms)
-why0=$(cat $CS/paths/$RIFT_P0/last_error)
-ktap_info "path 0: $(rift_path_state $S $RIFT_P0) $((t1 - t0)) ms after the link went down (as polled from the shell), last_error '$why0'"
-ktap_check "... at once, on the port event: last_error names the port, within 3 s (heartbeats: 20 s)" \
-	eval "[[ '$why0' == *'port rxe_riftb0/1 down'* ]] && [ $((t1 - t0)) -lt 3000 ]"
+# last_error soon shows the reconnect attempts' reason (no route while the
+# link is down); the kernel log keeps why the path failed.
+why0=$(dmesg | grep -o "$S/$RIFT_P0: path failed: .*" | tail -n 1)
+ktap_info "path 0: $(rift_path_state $S $RIFT_P0) $((t1 - t0)) ms after the link went down (as polled from the shell); '$why0'"
+ktap_check "... at once, on the port event: failed for the port, within 3 s (heartbeats: 20 s)" \
+	eval "[[ '$why0' == *'RDMA port rxe_riftb0/1 down' ]] && [ $((t1 - t0)) -lt 3000 ]"
 echo $HB > $CS/hb_interval_ms
 ktap_check "path 1 stays connected (or rxe's REG_MR defect wedged it and it came back)" \
 	path1_survives
@@ -215,17 +217,20 @@ rift_link_up riftb1
 echo 20000 > $CS/io_timeout_ms
 ktap_check "links back: both paths connected" rift_wait_until 30 all_connected
 
-# 5. mp_policy under IO.
+# 5. mp_policy under IO.  The run must outlast the four windows: alone on
+# the host this VM moves over 600 requests/s (4000 ended inside the third
+# window once), under load 100.
 ok=1
-run_bg 4000 16 15
+run_bg 12000 16 15
 for pol in min-inflight min-latency round-robin min-inflight; do
 	a0=$(reqs $RIFT_P0)
 	b0=$(reqs $RIFT_P1)
 	echo $pol > $CS/mp_policy || ok=0
 	[ "$(cat $CS/mp_policy)" = $pol ] || ok=0
-	sleep 3
+	sleep 2
 	a=$(($(reqs $RIFT_P0) - a0))
 	b=$(($(reqs $RIFT_P1) - b0))
+	kill -0 $bg 2>/dev/null || ktap_info "the run ended within the $pol window"
 	ktap_info "$pol: path 0 $a requests, path 1 $b (rtt_us $(rift_clt_stat $S $RIFT_P0 rtt_us) / $(rift_clt_stat $S $RIFT_P1 rtt_us))"
 	case $pol in
 	min-inflight|round-robin) [ $a -gt 0 ] && [ $b -gt 0 ] || ok=0 ;;
