@@ -238,8 +238,8 @@ static void rift_clt_sess_remove_all(struct rift_clt_sess *sess)
 }
 
 /*
- * An RDMA device is going away: fail every path of the session that has
- * anything on it.  The paths list is walked under RCU, as submitters do;
+ * An RDMA device is going away, or a port went down: fail every path of
+ * the session that has anything on it.  The paths list is walked under RCU, as submitters do;
  * a path being removed releases what it holds through its destroy.
  */
 static int rift_clt_sess_dev_event(struct notifier_block *nb,
@@ -248,11 +248,16 @@ static int rift_clt_sess_dev_event(struct notifier_block *nb,
 	struct rift_clt_sess *sess = container_of(nb, struct rift_clt_sess, dev_nb);
 	struct rift_clt_path *path;
 
-	if (event != RIFT_DEV_REMOVING)
+	struct rift_port_event *pe = data;
+
+	if (event != RIFT_DEV_REMOVING && event != RIFT_DEV_PORT_DOWN)
 		return NOTIFY_DONE;
 	rcu_read_lock();
 	list_for_each_entry_rcu(path, &sess->paths, entry)
-		rift_clt_path_dev_removed(path, data);
+		if (event == RIFT_DEV_REMOVING)
+			rift_clt_path_dev_removed(path, data);
+		else
+			rift_clt_path_port_down(path, pe->dev, pe->port);
 	rcu_read_unlock();
 	return NOTIFY_OK;
 }

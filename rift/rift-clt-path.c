@@ -1222,33 +1222,19 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
 	}
 }
 
-/**
- * rift_clt_path_dev_removed() - the RDMA device under a path is going away
- * @path: path of a session, seen under RCU
- * @dev: the device being removed
- *
- * Called from the removal notifier, which must not wait for teardown: a
- * connected path is failed (its close work releases everything on the
- * device); a path being set up has its attempt aborted and every wait of
- * the attempt woken, so the connect work closes its connections now
- * rather than after connect_timeout_ms.  rift-core waits for both.
+/*
+ * What the path ran over is gone: a connected path is failed (its close
+ * work releases everything it holds); a path being set up has its
+ * attempt aborted and every wait of the attempt woken, so the connect
+ * work closes its connections now rather than after connect_timeout_ms.
+ * Must not wait for teardown: called from rift-core's notifiers.
  */
-void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
+static void rift_clt_path_lost(struct rift_clt_path *path, const char *why)
 {
 	unsigned long flags;
-	bool uses = false, setup;
-	char why[64];
+	bool setup;
 	u16 i;
 
-	/* Pointers only: another device's state may be freed meanwhile. */
-	for (i = 0; i < path->nr_cons; i++)
-		if (READ_ONCE(path->cons[i].c.dev) == dev)
-			uses = true;
-	if (READ_ONCE(path->pd.dev) == dev)
-		uses = true;
-	if (!uses)
-		return;
-	snprintf(why, sizeof(why), "RDMA device %s removed", dev_name(&dev->ib_dev->dev));
 	spin_lock_irqsave(&path->lock, flags);
 	setup = path->state == RIFT_CLT_PATH_CONNECTING ||
 		path->state == RIFT_CLT_PATH_RECONNECTING;
@@ -1268,6 +1254,57 @@ void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
 		complete(&path->cons[i].done);
 	complete(&path->info_tx_done);
 	complete(&path->info_done);
+}
+
+/**
+ * rift_clt_path_dev_removed() - the RDMA device under a path is going away
+ * @path: path of a session, seen under RCU
+ * @dev: the device being removed
+ *
+ * rift-core waits for the path to release what it holds on @dev.
+ */
+void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
+{
+	bool uses = false;
+	char why[64];
+	u16 i;
+
+	/* Pointers only: another device's state may be freed meanwhile. */
+	for (i = 0; i < path->nr_cons; i++)
+		if (READ_ONCE(path->cons[i].c.dev) == dev)
+			uses = true;
+	if (READ_ONCE(path->pd.dev) == dev)
+		uses = true;
+	if (!uses)
+		return;
+	snprintf(why, sizeof(why), "RDMA device %s removed", dev_name(&dev->ib_dev->dev));
+	rift_clt_path_lost(path, why);
+}
+
+/**
+ * rift_clt_path_port_down() - the RDMA port under a path went down
+ * @path: path of a session, seen under RCU
+ * @dev: device of the port
+ * @port: port number
+ *
+ * Nothing can move over the port until it is back: the path fails now
+ * and its requests fail over at once, rather than after hb_interval_ms *
+ * (hb_missed_max + 1).  It reconnects with its usual backoff.
+ */
+void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
+			     u32 port)
+{
+	bool uses = false;
+	char why[64];
+	u16 i;
+
+	for (i = 0; i < path->nr_cons; i++)
+		if (rift_con_on_port(&path->cons[i].c, dev, port))
+			uses = true;
+	if (!uses)
+		return;
+	snprintf(why, sizeof(why), "RDMA port %s/%u down", dev_name(&dev->ib_dev->dev), port);
+	rift_clt_path_lost(path, why);
 }
 
 /**

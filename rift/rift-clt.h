@@ -506,6 +506,8 @@ void rift_clt_path_reconnect(struct rift_clt_path *path);
 void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
 void rift_clt_path_disconnect(struct rift_clt_path *path);
 void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev);
+void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
+			     u32 port);
 const char *rift_clt_path_state_str(enum rift_clt_path_state s);
 enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path);
 void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)

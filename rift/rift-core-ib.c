@@ -144,14 +144,16 @@ bool rift_dev_alive(struct rift_dev *dev)
 EXPORT_SYMBOL_GPL(rift_dev_alive);
 
 /**
- * rift_dev_register_notifier() - be told when an RDMA device goes away
- * @nb: notifier; called with %RIFT_DEV_REMOVING and the struct rift_dev
+ * rift_dev_register_notifier() - be told when an RDMA device or port goes away
+ * @nb: notifier; called with %RIFT_DEV_REMOVING and the struct rift_dev,
+ *	or with %RIFT_DEV_PORT_DOWN and a struct rift_port_event
  *
- * The callback runs in process context while the device is being
- * unregistered.  It must not wait for teardown itself: it only fails the
- * paths that use the device (state change plus queued work); rift-core
- * then waits until every reference on the device is dropped before it
- * lets the removal go on.
+ * The callback runs in process context, while the device is being
+ * unregistered or from the RDMA core's event work.  It must not wait for
+ * teardown itself: it only fails the paths that use the device or port
+ * (state change plus queued work).  On removal, rift-core then waits until
+ * every reference on the device is dropped before it lets the removal go
+ * on.
  *
  * Return: 0 or a negative errno.
  */
@@ -171,6 +173,28 @@ void rift_dev_unregister_notifier(struct notifier_block *nb)
 }
 EXPORT_SYMBOL_GPL(rift_dev_unregister_notifier);
 
+/*
+ * A port went down (the link lost carrier, its netdev was set down): the
+ * paths over it cannot carry anything until it is back, so they fail now
+ * and their requests move to healthy paths at once instead of after the
+ * heartbeats have gone unanswered.  Heartbeats stay the detector for loss
+ * no port event reports.  The RDMA core calls this from its workqueue, in
+ * process context; the notifiers only change path states and queue work.
+ */
+static void rift_ib_event(struct ib_event_handler *handler,
+			  struct ib_event *event)
+{
+	struct rift_dev *dev = container_of(handler, struct rift_dev, event_handler);
+	struct rift_port_event pe = { .dev = dev };
+
+	if (event->event != IB_EVENT_PORT_ERR)
+		return;
+	pe.port = event->element.port_num;
+	pr_info_ratelimited("%s: port %u down: failing the paths over it\n",
+			    dev_name(&dev->ib_dev->dev), pe.port);
+	blocking_notifier_call_chain(&rift_dev_chain, RIFT_DEV_PORT_DOWN, &pe);
+}
+
 static int rift_ib_add(struct ib_device *ib_dev)
 {
 	struct rift_dev *dev;
@@ -179,6 +203,8 @@ static int rift_ib_add(struct ib_device *ib_dev)
 	if (!dev)
 		return -ENOMEM;
 	dev->ib_dev = ib_dev;
+	INIT_IB_EVENT_HANDLER(&dev->event_handler, ib_dev, rift_ib_event);
+	ib_register_event_handler(&dev->event_handler);
 	mutex_lock(&rift_dev_mutex);
 	list_add(&dev->entry, &rift_dev_list);
 	mutex_unlock(&rift_dev_mutex);
@@ -214,6 +240,8 @@ static void rift_ib_remove(struct ib_device *ib_dev, void *client_data)
 	mutex_unlock(&rift_dev_mutex);
 	if (!dev)
 		return;
+	/* Waits for a port event being handled; removal fails the paths anyway. */
+	ib_unregister_event_handler(&dev->event_handler);
 	if (!rift_dev_unused(dev))
 		pr_info("%s: device removed: closing the paths that use it\n",
 			dev_name(&ib_dev->dev));
@@ -389,6 +417,7 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 
 	con->cm_id = cm_id;
 	con->qp = cm_id->qp;
+	con->port = cm_id->port_num;
 	con->max_send_wr = max_send_wr;
 	con->max_recv_wr = max_recv_wr;
 	con->max_send_sge = init.cap.max_send_sge;

@@ -39,11 +39,14 @@
 
 /* Notifier event: the device of the struct rift_dev passed along goes away. */
 #define RIFT_DEV_REMOVING	1
+/* Notifier event: a port went down; the data is a struct rift_port_event. */
+#define RIFT_DEV_PORT_DOWN	2
 
 /**
  * struct rift_dev - an RDMA device Rift tracks, for its removal
  * @entry: in the global device list
  * @ib_dev: the device
+ * @event_handler: receives the device's port events
  * @users: references from rift_dev_get(): a connection (QP and CQ), a
  *	path's protection domain, staging pages
  * @removing: the device is being unregistered: no new users
@@ -53,8 +56,19 @@
 struct rift_dev {
 	struct list_head	entry;
 	struct ib_device	*ib_dev;
+	struct ib_event_handler	event_handler;
 	unsigned int		users;
 	bool			removing;
+};
+
+/**
+ * struct rift_port_event - what %RIFT_DEV_PORT_DOWN tells its notifiers
+ * @dev: device of the port
+ * @port: the port number that went down
+ */
+struct rift_port_event {
+	struct rift_dev		*dev;
+	u32			port;
 };
 
 /**
@@ -123,6 +137,7 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
  * @max_inline: bytes a send may carry inline (0: inline not available)
  * @unsignalled: sends posted since the last signalled one
  * @signal_every: signal at least every Nth send
+ * @port: port of @dev the QP is bound to (for port events)
  *
  * Unsignalled sends are retired only by a later signalled one on the same
  * QP, so every sender (IO, heartbeats, control) goes through
@@ -133,6 +148,7 @@ struct rift_con {
 	struct rdma_cm_id	*cm_id;
 	struct ib_qp		*qp;
 	struct rift_dev		*dev;
+	u32			port;
 	struct ib_pd		*pd;
 	struct ib_cq		*cq;
 	u32			cq_size;
@@ -144,6 +160,23 @@ struct rift_con {
 	atomic_t		unsignalled;
 	u32			signal_every;
 };
+
+/**
+ * rift_con_on_port() - whether a connection runs over a given port
+ * @con: connection
+ * @dev: device of the port
+ * @port: port number
+ *
+ * Compares values only, never dereferences what @con points to: callers
+ * look at connections that may be torn down at the same time.
+ *
+ * Return: true if @con holds a QP on @dev, bound to @port.
+ */
+static inline bool rift_con_on_port(struct rift_con *con, struct rift_dev *dev,
+				    u32 port)
+{
+	return READ_ONCE(con->dev) == dev && READ_ONCE(con->port) == port;
+}
 
 int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 		       u32 max_send_wr, u32 max_recv_wr, int comp_vector);

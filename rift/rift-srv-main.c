@@ -323,28 +323,40 @@ struct class rift_srv_class = {
 };
 
 /*
- * An RDMA device is going away: fail every path on it.  Under ctx->lock,
- * which CONNECT_REQUEST holds while it sets a path up: a path is either
- * in a session's list by now, or its setup asks rift-core for the device
- * after removal began and is refused.
+ * An RDMA device is going away, or a port went down: fail every path on
+ * it (a failed path's requests are the client's to fail over).  Under
+ * ctx->lock, which CONNECT_REQUEST holds while it sets a path up: a path
+ * is either in a session's list by now, or its setup asks rift-core for
+ * the device after removal began and is refused.
  */
 static int rift_srv_dev_event(struct notifier_block *nb, unsigned long event,
 			      void *data)
 {
 	struct rift_srv_ctx *ctx = container_of(nb, struct rift_srv_ctx, dev_nb);
-	struct ib_device *ib_dev = ((struct rift_dev *)data)->ib_dev;
+	struct rift_port_event *pe = data;
 	struct rift_srv_sess *sess;
 	struct rift_srv_path *path;
+	struct ib_device *ib_dev;
 
-	if (event != RIFT_DEV_REMOVING)
+	if (event == RIFT_DEV_REMOVING)
+		ib_dev = ((struct rift_dev *)data)->ib_dev;
+	else if (event == RIFT_DEV_PORT_DOWN)
+		ib_dev = pe->dev->ib_dev;
+	else
 		return NOTIFY_DONE;
 	mutex_lock(&ctx->lock);
 	list_for_each_entry(sess, &ctx->sessions, entry) {
 		mutex_lock(&sess->lock);
-		list_for_each_entry(path, &sess->paths, entry)
-			if (path->ib_dev == ib_dev)
+		list_for_each_entry(path, &sess->paths, entry) {
+			if (path->ib_dev != ib_dev)
+				continue;
+			if (event == RIFT_DEV_REMOVING)
 				rift_srv_path_fail(path, "RDMA device %s removed",
 						   dev_name(&ib_dev->dev));
+			else if (path->hca_port == pe->port)
+				rift_srv_path_fail(path, "RDMA port %s/%u down",
+						   dev_name(&ib_dev->dev), pe->port);
+		}
 		mutex_unlock(&sess->lock);
 	}
 	mutex_unlock(&ctx->lock);
