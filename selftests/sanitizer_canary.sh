@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
 # rift-timeout: 60
-# rift-expect-dmesg: sleeping function called from invalid context
-# rift-expect-dmesg: UBSAN: array-index-out-of-bounds
-# rift-expect-dmesg: kmemleak: .* allocated by Rift
 # rift-expect-dmesg: possible circular locking dependency
+# rift-expect-dmesg: sleeping function called from invalid context
+# rift-expect-dmesg: kmemleak: .* allocated by Rift
+# rift-expect-dmesg: UBSAN: array-index-out-of-bounds
 # rift-expect-dmesg: KASAN: slab-out-of-bounds
 #
 # The sanitizer kernel's (tools/debug-kernel.sh) checks, proven able to
@@ -26,8 +26,9 @@ esac
 ko=$RIFT_TREE/tools/vm/canary/rift-canary.ko
 [ -f "$ko" ] || ktap_skip_all "canary module not built"
 
-# Lockdep's before KASAN's: the KASAN report turns lock debugging off.
-faults=(sleep ubsan leak lockdep kasan)
+# Lockdep's first: any KASAN report (the ubsan fault's stack overrun is
+# one too) taints the kernel, which turns lock debugging off.
+faults=(lockdep sleep leak ubsan kasan)
 ktap_header
 ktap_plan ${#faults[@]}
 canary()
