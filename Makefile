@@ -6,12 +6,20 @@
 #                      Debian headers that also have a bootable image)
 #   make check         every test: unit, fuzz, W=1, sparse, checkpatch,
 #                      kernel-doc, then the VM selftests
+#   make check-debug   every VM selftest on the sanitizer kernel (KASAN,
+#                      KFENCE, UBSAN, lockdep, kmemleak; tools/debug-kernel.sh
+#                      builds it once, about an hour)
 #   make demo          boot a VM over Soft-RoCE and show Rift at work
 #   make bench         fio/perftest numbers: riftblk vs nvme-rdma, RNBD and
 #                      the raw verbs limit, in one VM (never pass/fail)
-#   make selftest T=x  run one selftest in the VM (developer loop)
+#   make selftest T=x  run one selftest in the VM (developer loop);
+#                      RIFT_KERNEL=debug boots the sanitizer kernel
 #   make install       modules_install + depmod (real RDMA hosts)
 
+# RIFT_KERNEL=debug: build for the sanitizer kernel (tools/debug-kernel.sh).
+ifeq ($(RIFT_KERNEL),debug)
+KVER ?= $(shell $(CURDIR)/tools/debug-kernel.sh --kver 2>/dev/null)
+endif
 KVER ?= $(shell $(CURDIR)/tools/kver.sh 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 
@@ -23,7 +31,7 @@ RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules deps check demo bench selftest unit fuzz install clean help
+.PHONY: all modules deps check check-debug debug-kernel demo bench selftest unit fuzz install clean help
 
 all modules: kdir
 	$(KMAKE) modules
@@ -43,6 +51,12 @@ deps:
 
 check:
 	$(CURDIR)/tools/check.sh
+
+check-debug:
+	$(CURDIR)/tools/check-debug.sh
+
+debug-kernel:
+	$(CURDIR)/tools/debug-kernel.sh
 
 demo:
 	$(CURDIR)/tools/demo.sh

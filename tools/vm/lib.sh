@@ -10,13 +10,54 @@ vm_die()
 	exit 1
 }
 
-# Kernel the VM boots: the one the modules are built against.
+# Kernel the VM boots: the one the modules are built against.  KVER
+# names it; else RIFT_KERNEL=debug picks the sanitizer kernel of
+# tools/debug-kernel.sh; else tools/kver.sh the newest stock kernel.
 vm_kver()
 {
 	if [ -n "${KVER:-}" ]; then
 		echo "$KVER"
+	elif [ "${RIFT_KERNEL:-}" = debug ]; then
+		"$RIFT_TOP/tools/debug-kernel.sh" --kver ||
+			vm_die "RIFT_KERNEL=debug: no sanitizer kernel for this config; run tools/debug-kernel.sh (about an hour)"
 	else
 		"$RIFT_TOP/tools/kver.sh" || vm_die "no kernel with headers and image; run tools/deps.sh"
+	fi
+}
+
+# vm_is_debug KV: KV is a sanitizer kernel of tools/debug-kernel.sh.
+vm_is_debug()
+{
+	case "$1" in
+	*-riftdebug) return 0 ;;
+	esac
+	return 1
+}
+
+# The image of kernel KV: Debian's in /boot; the sanitizer kernel's
+# beside its modules, so tools/kver.sh never picks it by default.
+vm_kimage()
+{
+	if [ -f "/boot/vmlinuz-$1" ]; then
+		echo "/boot/vmlinuz-$1"
+	elif [ -f "/lib/modules/$1/vmlinuz" ]; then
+		echo "/lib/modules/$1/vmlinuz"
+	else
+		vm_die "no image for kernel $1 (/boot/vmlinuz-$1, /lib/modules/$1/vmlinuz)"
+	fi
+}
+
+# Factor for every test's timeout (and the boot grace): RIFT_TIMEOUT_SCALE,
+# else 3 on a sanitizer kernel (KASAN, lockdep and kmemleak under TCG run
+# about that much slower), else 1.
+vm_timeout_scale()
+{
+	if [ -n "${RIFT_TIMEOUT_SCALE:-}" ]; then
+		echo "$RIFT_TIMEOUT_SCALE"
+	elif vm_is_debug "$1"; then
+		echo 3
+	else
+		echo 1
 	fi
 }
 

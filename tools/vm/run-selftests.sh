@@ -29,6 +29,11 @@
 # within the deadline of the first, so restarts do not extend the test;
 # the watchdog guards each of them as it guards any VM.
 #
+# Kernel: KVER, else RIFT_KERNEL=debug for the sanitizer kernel of
+# tools/debug-kernel.sh (timeouts x3, kmemleak scanned after each test;
+# see tools/vm/lib.sh and guest-selftests.sh), else the stock one.  The
+# modules are rebuilt from scratch when the kernel changes.
+#
 # Results land in $RIFT_RESULTS (default build/selftests); the last line
 # is "selftests: N passed, N failed, N skipped"; exit 1 on any failure.
 set -uo pipefail
@@ -37,27 +42,40 @@ set -uo pipefail
 
 out=${RIFT_RESULTS:-$RIFT_TOP/build/selftests}
 st=$RIFT_TOP/selftests
-BOOT_GRACE=${RIFT_BOOT_GRACE:-180}
+# One kernel for the build, the canary and every VM of this run.
+KVER=$(vm_kver)
+RIFT_TIMEOUT_SCALE=$(vm_timeout_scale "$KVER")
+export KVER RIFT_TIMEOUT_SCALE
+BOOT_GRACE=${RIFT_BOOT_GRACE:-$((180 * RIFT_TIMEOUT_SCALE))}
 
 if [ $# -gt 0 ]; then
 	tests=("$@")
 else
-	# TEST_PROGS, backslash continuations included, in order.
-	mapfile -t tests < <(awk '/^TEST_PROGS *[+:]*=/ { on = 1; sub(/^[^=]*= */, "") }
-				  on { more = sub(/\\$/, ""); print; on = more }' \
-				 "$st/Makefile" | tr ' \t' '\n\n' | sed -n 's/\.sh$//p')
+	mapfile -t tests < <(testmeta_list "$st/Makefile" TEST_PROGS)
 fi
 for t in "${tests[@]}"; do
 	[ -f "$st/$t.sh" ] || vm_die "no such selftest: $t (selftests/$t.sh)"
 done
 
+# The modules must be built for the kernel the VMs boot: objects built
+# for another kernel go first (make clean also empties build/).
+mkdir -p "$RIFT_TOP/build"
+if [ "$(cat "$RIFT_TOP/build/modules.kver" 2>/dev/null)" != "$KVER" ]; then
+	make -s -C "$RIFT_TOP" clean >/dev/null 2>&1
+	make -s -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
+		M="$RIFT_TOP/tools/vm/canary" clean >/dev/null 2>&1
+	mkdir -p "$RIFT_TOP/build"
+	echo "$KVER" > "$RIFT_TOP/build/modules.kver"
+fi
+
 rm -rf "$out"
 mkdir -p "$out/results"
 
 # The tests load the modules from the tree, so they must be fresh.
+echo "# kernel $KVER, timeouts x$RIFT_TIMEOUT_SCALE" > "$out/kernel"
 make -s -C "$RIFT_TOP" modules >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; vm_die "module build failed"; }
-make -s -C "$(dirname "$(readlink -f "/lib/modules/$(vm_kver)/build/Makefile")")" \
+make -s -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
 	M="$RIFT_TOP/tools/vm/canary" modules >>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; vm_die "canary module build failed"; }
 # The hostile peer runs from the read-only tree: build it here.
@@ -264,6 +282,7 @@ done
 pass=0 fail=0 skip=0 n=0
 echo "TAP version 13"
 echo "1..${#tests[@]}"
+cat "$out/kernel"
 for t in "${tests[@]}"; do
 	n=$((n + 1))
 	rc=$(cat "$out/results/$t.rc" 2>/dev/null || echo 125)

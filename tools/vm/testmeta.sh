@@ -2,7 +2,8 @@
 # Per-test metadata lives in the test's header comments:
 #   # rift-topology: single | two-vm
 #   # rift-timeout: SECONDS          (default: selftests/settings)
-#   # rift-expect-dmesg: REGEX       (harness self-test only)
+#   # rift-expect-dmesg: REGEX       (harness self-test only; may repeat:
+#                                      every one must match a report)
 #   # rift-server-restarts: N        (two-vm: the server VM may be killed
 #                                      and replaced N times; see
 #                                      tools/vm/run-selftests.sh)
@@ -17,7 +18,8 @@ testmeta_timeout()
 	local t
 	t=$(testmeta_get "$1" timeout)
 	[ -n "$t" ] || t=$(sed -n 's/^timeout=//p' "$(dirname "$1")/settings")
-	echo "${t:-120}"
+	# Slow kernels (the sanitizer one) stretch every timeout alike.
+	echo $(( ${t:-120} * ${RIFT_TIMEOUT_SCALE:-1} ))
 }
 
 testmeta_topology()
@@ -25,4 +27,14 @@ testmeta_topology()
 	local t
 	t=$(testmeta_get "$1" topology)
 	echo "${t:-single}"
+}
+
+# testmeta_list MAKEFILE VAR: the tests (names without .sh) of the list
+# VAR in MAKEFILE (TEST_PROGS, DEBUG_TEST_PROGS), backslash continuations
+# included, in order.
+testmeta_list()
+{
+	awk -v var="$2" '$0 ~ "^" var " *[+:]*=" { on = 1; sub(/^[^=]*= */, "") }
+			 on { more = sub(/\\$/, ""); print; on = more }' "$1" |
+		tr ' \t' '\n\n' | sed -n 's/\.sh$//p'
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot Debian's kernel under qemu (TCG) with the host root shared read-only
+# Boot Debian's kernel (or the sanitizer kernel: RIFT_KERNEL=debug, see
+# tools/vm/lib.sh) under qemu (TCG) with the host root shared read-only
 # over 9p, the Rift tree at /mnt/rift (ro) and OUT at /mnt/out (rw), and run
 # a shell command inside a chroot of the host root.  Exits with the
 # command's status; 124 when the hard timeout killed the VM; 125 when the
@@ -43,12 +44,18 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 kv=$(vm_kver)
-[ -f "/boot/vmlinuz-$kv" ] || vm_die "no /boot/vmlinuz-$kv"
+kimage=$(vm_kimage "$kv")
 initrd=$(vm_initrd "$kv")
+scale=$(vm_timeout_scale "$kv")
+# The sanitizer kernel: kmemleak on (scanned after each test by
+# guest-selftests.sh; it never scans by itself), and every KASAN report
+# printed, not only the first of the boot.
+dbgargs=
+! vm_is_debug "$kv" || dbgargs="kmemleak=on kasan_multi_shot"
 
 # The command runs under bash in the guest, from the Rift tree.
 {
-	echo "export RIFT_TREE=/mnt/rift RIFT_OUT=/mnt/out RIFT_VM=$name RIFT_KVER=$kv"
+	echo "export RIFT_TREE=/mnt/rift RIFT_OUT=/mnt/out RIFT_VM=$name RIFT_KVER=$kv RIFT_TIMEOUT_SCALE=$scale"
 	printf '%q ' "$@"
 	echo
 } > "$out/$name.cmd"
@@ -72,8 +79,8 @@ log="$out/console-$name.log"
 rc=0
 timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -display none \
 	-machine pc -smp "$smp" -m "$mem" \
-	-kernel "/boot/vmlinuz-$kv" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=5 panic=-1 ${slub:+slub_debug=$slub} riftvm=$name $append" \
+	-kernel "$kimage" -initrd "$initrd" \
+	-append "console=ttyS0 loglevel=5 panic=-1 ${slub:+slub_debug=$slub} $dbgargs riftvm=$name $append" \
 	-serial "file:$log" -no-reboot -pidfile "$out/qemu-$name.pid" \
 	"${netargs[@]}" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
