@@ -4,13 +4,15 @@
 #
 #   make               build every module (KDIR defaults to the newest
 #                      Debian headers that also have a bootable image)
+#                      and the riftctl tool (tools/riftctl, user space)
 #   make check         every test: unit, fuzz, W=1, sparse, checkpatch,
 #                      kernel-doc, then the VM selftests
 #   make demo          boot a VM over Soft-RoCE and show Rift at work
 #   make bench         fio/perftest numbers: riftblk vs nvme-rdma, RNBD and
 #                      the raw verbs limit, in one VM (never pass/fail)
 #   make selftest T=x  run one selftest in the VM (developer loop)
-#   make install       modules_install + depmod (real RDMA hosts)
+#   make install       modules_install + depmod, and riftctl with its man
+#                      page and bash completion under PREFIX (/usr/local)
 
 KVER ?= $(shell $(CURDIR)/tools/kver.sh 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -23,10 +25,15 @@ RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules deps check demo bench selftest unit fuzz install clean help
+.PHONY: all modules riftctl deps check demo bench selftest unit fuzz install clean help
 
-all modules: kdir
+all: modules riftctl
+
+modules: kdir
 	$(KMAKE) modules
+
+riftctl:
+	$(MAKE) -C tools/riftctl
 
 .PHONY: kdir
 kdir:
@@ -60,12 +67,14 @@ unit:
 fuzz:
 	$(MAKE) -C tools/fuzz run
 
-install: modules
+install: modules riftctl
 	$(KMAKE) modules_install
 	depmod -a $(KVER)
+	$(MAKE) -C tools/riftctl install
 
 clean:
 	-[ -f "$(KDIR)/Makefile" ] && $(KMAKE) clean
 	-$(MAKE) -C tools/unit clean
 	-$(MAKE) -C tools/fuzz clean
+	-$(MAKE) -C tools/riftctl clean
 	rm -rf build
