@@ -11,6 +11,9 @@
 #   make bench         fio/perftest numbers: riftblk vs nvme-rdma, RNBD and
 #                      the raw verbs limit, in one VM (never pass/fail)
 #   make selftest T=x  run one selftest in the VM (developer loop)
+#   make check-packages  build the rift-dkms and riftctl .debs, lint them,
+#                      install them here, check DKMS built the modules for
+#                      KVER, purge them (root; tools/test-packages.sh)
 #   make install       modules_install + depmod, and riftctl with its man
 #                      page and bash completion under PREFIX (/usr/local)
 
@@ -19,13 +22,15 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 # The tree is laid out like drivers/: Kconfig symbols select the objects.
 # Out of tree there is no .config, so every module is built as =m here.
+# RIFT_TEST= leaves out the test ULP (packages do: dkms.conf).
+RIFT_TEST ?= m
 RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
-	       CONFIG_RIFT_TEST=m CONFIG_RIFTBLK_CLIENT=m \
+	       CONFIG_RIFT_TEST=$(RIFT_TEST) CONFIG_RIFTBLK_CLIENT=m \
 	       CONFIG_RIFTBLK_SERVER=m
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules riftctl deps check demo bench selftest unit fuzz install clean help
+.PHONY: all modules riftctl deps check check-packages demo bench selftest unit fuzz install clean help
 
 all: modules riftctl
 
@@ -50,6 +55,9 @@ deps:
 
 check:
 	$(CURDIR)/tools/check.sh
+
+check-packages:
+	$(CURDIR)/tools/test-packages.sh
 
 demo:
 	$(CURDIR)/tools/demo.sh
