@@ -7,8 +7,9 @@
 # a riftblk device mapped over a two-path session (host allow-list and
 # secrets, exports when riftblk-server has them, map, list/show/server
 # list as text and JSON, set, path add/remove/reconnect/disconnect,
-# stats, unmap while open, remap, server close/disconnect, unmap), and
-# bad input: each bad command exits 2 (usage) or 1 (refused) with a
+# stats, unmap while open, remap, server close/disconnect, unmap; apply
+# of a configuration: refused whole for a bad line, idempotent, and
+# bringing everything back after a module reload), and bad input: each bad command exits 2 (usage) or 1 (refused) with a
 # message that says what to fix, and the sysfs state is the same after
 # it as before.
 cd "$(dirname "$0")" && . ./lib.sh
@@ -21,7 +22,7 @@ NB=riftctlnb0
 OUT=/tmp/riftctl
 HOST=$(uname -n)
 ktap_header
-ktap_plan 30
+ktap_plan 34
 mkdir -p "$OUT"
 
 # rc_run EXPECTED_RC ERR_REGEX ARGS...: riftctl ARGS exits EXPECTED_RC
@@ -235,6 +236,48 @@ ktap_check "unmap: device and session gone" eval '
 	rift_wait_until 10 eval "[ ! -e /sys/block/$d ] && [ ! -e $RIFT_CLT_SYSFS/$S ]"'
 ktap_check "list with no session" eval 'rc_run 0 "" list && grep -qx "no sessions" $OUT/out &&
 	rc_run 0 "" list --json && json "j[\"sessions\"] == []"'
+# --- configuration: apply, idempotent, back after a module reload ---
+printf 'cfgkey %s\n' "$(openssl rand -hex 32)" > "$OUT/secrets"
+chmod 600 "$OUT/secrets"
+{
+	echo "# riftctl.sh"
+	echo "host ctlcfghost secret=cfgkey"
+	[ -e /sys/kernel/riftblk_server/add_export ] && echo "export /dev/$NB hosts=* access=rw"
+	echo "map ctlcfg /dev/$NB path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1"
+	echo "session ctlcfg hb_missed_max=6 mp_policy=min-latency"
+} > "$OUT/rift.conf"
+A=(apply --config "$OUT/rift.conf" --secrets "$OUT/secrets")
+cp "$OUT/rift.conf" "$OUT/bad.conf"
+echo "session ctlcfg hb_missed_max=0" >> "$OUT/bad.conf"
+before=$(state)
+ktap_check "apply of a configuration with a bad line: exit 2, names the line, nothing changed" eval '
+	rc_run 2 "bad.conf:[0-9]+: hb_missed_max" apply --config $OUT/bad.conf --secrets $OUT/secrets &&
+	[ "$before" = "$(state)" ]'
+cfgdev() { grep -l '^ctlcfg$' /sys/block/riftblk*/riftblk/session 2>/dev/null | head -n 1 | cut -d/ -f4; }
+cfg_up()
+{
+	local d
+	d=$(cfgdev)
+	[ -n "$d" ] && [ "$(cat /sys/block/$d/riftblk/mapping_path)" = /dev/$NB ] &&
+	[ "$(cat $RIFT_CLT_SYSFS/ctlcfg/hb_missed_max)" = 6 ] &&
+	[ "$(cat $RIFT_CLT_SYSFS/ctlcfg/mp_policy)" = min-latency ] &&
+	[ "$(cat $RIFT_SRV_KOBJ/hosts/ctlcfghost/has_secret)" = 1 ]
+}
+ktap_check "apply: host with secret, map, session tunables" eval '
+	rc_run 0 "" "${A[@]}" && grep -q "^map ctlcfg /dev/$NB" $OUT/out && cfg_up'
+before=$(state)
+ktap_check "apply again: nothing to do, nothing changed" eval '
+	rc_run 0 "" "${A[@]}" && grep -q "nothing to do" $OUT/out && [ "$before" = "$(state)" ]'
+reload_client()
+{
+	riftblk_unmap_all && rmmod riftblk_client && rmmod rift_client &&
+	rift_insmod rift/rift-client && rift_insmod riftblk/riftblk-client
+}
+ktap_check "after a client module reload, apply brings it all back" eval '
+	reload_client && [ -z "$(cfgdev)" ] && rc_run 0 "" "${A[@]}" && cfg_up'
+"$RC" unmap "$(cfgdev)"
+rc_run 0 "" host remove ctlcfghost
+
 if [ -e /sys/kernel/riftblk_server/add_export ]; then
 	ktap_check "export remove; again: exit 1, not exported" eval '
 		rc_run 0 "" export remove /dev/$NB && rc_run 1 "not exported" export remove /dev/$NB'

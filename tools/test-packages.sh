@@ -111,6 +111,9 @@ riftctl_installed()
 	/usr/sbin/riftctl --help >/dev/null &&
 	man -w riftctl | grep -q /usr/share/man/man8/riftctl.8 &&
 	[ -f /usr/share/bash-completion/completions/riftctl ] &&
+	grep -q "^ExecStart=/usr/sbin/riftctl apply --client" /lib/systemd/system/rift-client.service &&
+	grep -q "^ExecStart=/usr/sbin/riftctl apply --server" /lib/systemd/system/rift-server.service &&
+	! systemctl is-enabled rift-client.service >/dev/null 2>&1 &&
 	bash -c '. /usr/share/bash-completion/bash_completion 2>/dev/null;
 		  . /usr/share/bash-completion/completions/riftctl && complete -p riftctl'
 }
@@ -133,7 +136,7 @@ step "lintian: no errors" lint
 if [ $fail -eq 0 ]; then
 	step "packages install" installed &&
 	step "DKMS built and installed the modules for $kver" dkms_built
-	step "riftctl, man page and bash completion installed" riftctl_installed
+	step "riftctl, man page, bash completion and systemd units (not enabled) installed" riftctl_installed
 	step "purge: no DKMS module, source or file left" purged
 fi
 echo "check-packages: $pass passed, $fail failed"

@@ -295,7 +295,7 @@ int cmd_show(int argc, char **argv)
 }
 
 /* A path of a session, as written for map_device: no space, not empty. */
-static bool path_arg_ok(const char *p)
+bool path_arg_ok(const char *p)
 {
 	size_t i;
 
@@ -627,11 +627,7 @@ int cmd_path(int argc, char **argv)
 }
 
 /* The session tunables and their ranges (sysfs-class-rift-client). */
-static const struct tunable {
-	const char	*key;
-	long long	min;
-	long long	max;
-} tunables[] = {
+static const struct tunable tunables[] = {
 	{ "mp_policy", 0, 0 },
 	{ "io_timeout_ms", 0, 3600000 },
 	{ "hb_interval_ms", 100, 60000 },
@@ -644,7 +640,7 @@ static const struct tunable {
 
 static const char *const mp_policies[] = { "round-robin", "min-inflight", "min-latency" };
 
-static const struct tunable *tunable_find(const char *key, size_t len)
+const struct tunable *tunable_find(const char *key, size_t len)
 {
 	size_t i;
 
@@ -654,7 +650,7 @@ static const struct tunable *tunable_find(const char *key, size_t len)
 	return NULL;
 }
 
-static int tunable_check(const struct tunable *t, const char *v)
+int tunable_invalid(const struct tunable *t, const char *v, char *why, size_t size)
 {
 	char *end;
 	long long n;
@@ -664,12 +660,24 @@ static int tunable_check(const struct tunable *t, const char *v)
 		for (i = 0; i < sizeof(mp_policies) / sizeof(mp_policies[0]); i++)
 			if (!strcmp(v, mp_policies[i]))
 				return 0;
-		return usage_error("mp_policy is round-robin, min-inflight or min-latency, not '%s'", v);
+		snprintf(why, size, "mp_policy is round-robin, min-inflight or min-latency, not '%s'", v);
+		return -EINVAL;
 	}
 	errno = 0;
 	n = strtoll(v, &end, 10);
-	if (!*v || *end || errno || n < t->min || n > t->max)
-		return usage_error("%s: '%s' is not a number in %lld..%lld", t->key, v, t->min, t->max);
+	if (!*v || *end || errno || n < t->min || n > t->max) {
+		snprintf(why, size, "%s: '%s' is not a number in %lld..%lld", t->key, v, t->min, t->max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int tunable_check(const struct tunable *t, const char *v)
+{
+	char why[256];
+
+	if (tunable_invalid(t, v, why, sizeof(why)))
+		return usage_error("%s", why);
 	return 0;
 }
 

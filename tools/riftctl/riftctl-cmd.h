@@ -41,6 +41,15 @@ int read_secret_file(const char *file, char *hex, size_t size);
 bool name_valid(const char *s, size_t max);
 
 /* client.c */
+struct tunable {
+	const char	*key;
+	long long	min;
+	long long	max;
+};
+const struct tunable *tunable_find(const char *key, size_t len);
+int tunable_check(const struct tunable *t, const char *v);
+int tunable_invalid(const struct tunable *t, const char *v, char *why, size_t size);
+bool path_arg_ok(const char *p);
 json_object *clt_path_json(const char *s, const char *p);
 json_object *blk_dev_json(const char *d);
 void print_obj(json_object *o, int indent);
@@ -57,6 +66,9 @@ int cmd_set(int argc, char **argv);
 int cmd_server(int argc, char **argv);
 int cmd_host(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+
+/* apply.c */
+int cmd_apply(int argc, char **argv);
 
 /* stats.c */
 int cmd_stats(int argc, char **argv);

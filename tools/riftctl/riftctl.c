@@ -38,6 +38,8 @@ static const char usage_text[] =
 "  path add|remove|reconnect|disconnect SESSION PATH\n"
 "  set SESSION KEY=VALUE...              session tunables\n"
 "  stats [--watch N] [--count C] [SESSION]\n"
+"configuration (/etc/rift/rift.conf, /etc/rift/secrets):\n"
+"  apply [--config F] [--secrets F] [--dry-run] [--server|--client]\n"
 "server (rift-server, riftblk-server):\n"
 "  server list                           sessions, paths, hosts, exports, mappings\n"
 "  server close SESSION [DEVICE]         close the session's riftblk mappings\n"
@@ -141,6 +143,7 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } commands[] = {
+	{ "apply", cmd_apply },
 	{ "list", cmd_list },
 	{ "show", cmd_show },
 	{ "map", cmd_map },
