@@ -257,7 +257,8 @@ static int apply_host(const struct conf *c, const struct line *l)
 		return fail("%s:%d: rift-server is not loaded (modprobe rift-server)", c->file, l->lineno);
 	if (!sys_exists(SRV_KOBJ "/hosts/%s", h)) {
 		act("add host", h, NULL);
-		if (!dry_run && (err = write_attr(h, SRV_KOBJ "/add_host")))
+		err = !dry_run ? write_attr(h, SRV_KOBJ "/add_host") : 0;
+		if (err)
 			return op_failed(OP_HOST_ADD, err, "add host %s", h);
 		added = true;
 	}
@@ -323,13 +324,15 @@ static int apply_export(const struct conf *c, const struct line *l)
 		if (same)
 			return 0;
 		act("replace export", p, NULL);
-		if (!dry_run && (err = write_attr(p, BLKSRV_KOBJ "/remove_export")))
+		err = !dry_run ? write_attr(p, BLKSRV_KOBJ "/remove_export") : 0;
+		if (err)
 			return op_failed(OP_EXPORT_REMOVE, err, "replace the export of %s", p);
 	} else {
 		act("export", p, NULL);
 	}
 	snprintf(line, sizeof(line), "path=%s access=%s hosts=%s", p, access, hosts);
-	if (!dry_run && (err = write_attr(line, BLKSRV_KOBJ "/add_export")))
+	err = !dry_run ? write_attr(line, BLKSRV_KOBJ "/add_export") : 0;
+	if (err)
 		return op_failed(OP_EXPORT_ADD, err, "export %s", p);
 	return 0;
 }
@@ -415,7 +418,8 @@ static int apply_session(const struct conf *c, const struct line *l)
 		    !strcmp(val, eq + 1))
 			continue;
 		act("set", s, l->w[i]);
-		if (!dry_run && (err = write_attr(eq + 1, CLT_CLASS "/%s/%s", s, key)))
+		err = !dry_run ? write_attr(eq + 1, CLT_CLASS "/%s/%s", s, key) : 0;
+		if (err)
 			return op_failed(OP_SET, err, "set %s of session %s", key, s);
 	}
 	return 0;
@@ -472,7 +476,8 @@ int cmd_apply(int argc, char **argv)
 		err = read_conf(&c);
 	if (err)
 		return err;
-	if (!dry_run && (err = need_root()))
+	err = !dry_run ? need_root() : 0;
+	if (err)
 		return err;
 	/* Hosts before exports before maps before the sessions maps open. */
 	for (pass = 0; pass < 4; pass++) {

@@ -494,7 +494,9 @@ int cmd_unmap(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error("usage: riftctl unmap DEVICE [--force]");
 	err = device_arg(argv[optind], dev, sizeof(dev));
-	if (err || (err = need_root()))
+	if (!err)
+		err = need_root();
+	if (err)
 		return err;
 	err = write_attr(force ? "force" : "1", "block/%s/riftblk/unmap_device", dev);
 	if (err)
@@ -513,7 +515,9 @@ int cmd_remap(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error("usage: riftctl remap DEVICE");
 	err = device_arg(argv[optind], dev, sizeof(dev));
-	if (err || (err = need_root()))
+	if (!err)
+		err = need_root();
+	if (err)
 		return err;
 	err = write_attr("1", "block/%s/riftblk/remap", dev);
 	if (err)
@@ -593,7 +597,8 @@ int cmd_path(int argc, char **argv)
 	if (err)
 		return err;
 	if (!strcmp(verb, "add")) {
-		if ((err = need_root()))
+		err = need_root();
+		if (err)
 			return err;
 		list_names(&before, NULL, CLT_CLASS "/%s/paths", s);
 		err = write_attr(argv[optind + 2], CLT_CLASS "/%s/add_path", s);
@@ -612,7 +617,9 @@ int cmd_path(int argc, char **argv)
 		return EXIT_OK;
 	}
 	err = resolve_path(s, argv[optind + 2], p, sizeof(p));
-	if (err || (err = need_root()))
+	if (!err)
+		err = need_root();
+	if (err)
 		return err;
 	if (!strcmp(verb, "remove")) {
 		err = write_attr("1", CLT_CLASS "/%s/paths/%s/remove_path", s, p);
@@ -717,7 +724,9 @@ int cmd_set(int argc, char **argv)
 			return err;
 	}
 	err = session_arg(s);
-	if (err || (err = need_root()))
+	if (!err)
+		err = need_root();
+	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
 		err = read_attr(old[i], sizeof(old[i]), CLT_CLASS "/%s/%s", s, t[i]->key);

@@ -468,11 +468,14 @@ int cmd_host(int argc, char **argv)
 		if (ssfile && !sfile)
 			return usage_error("--server-secret-file needs --secret-file");
 		/* Read the files first: a bad one must not leave a host behind. */
-		if (sfile && (err = read_secret_file(sfile, hex, sizeof(hex))))
+		err = sfile ? read_secret_file(sfile, hex, sizeof(hex)) : 0;
+		if (err)
 			return err;
-		if (ssfile && (err = read_secret_file(ssfile, shex, sizeof(shex))))
+		err = ssfile ? read_secret_file(ssfile, shex, sizeof(shex)) : 0;
+		if (err)
 			goto out;
-		if ((err = need_root()))
+		err = need_root();
+		if (err)
 			goto out;
 		err = write_attr(h, SRV_KOBJ "/add_host");
 		if (err) {
@@ -490,7 +493,8 @@ out:
 		return err;
 	}
 	if (!strcmp(verb, "remove")) {
-		if ((err = need_root()))
+		err = need_root();
+		if (err)
 			return err;
 		err = write_attr(h, SRV_KOBJ "/remove_host");
 		if (err)
@@ -504,7 +508,8 @@ out:
 			return usage_error("host secret needs exactly one of --file F and --clear");
 		if (!sys_exists(SRV_KOBJ "/hosts/%s", h))
 			return fail("host %s is not on the allow-list (riftctl host add %s)", h, h);
-		if ((err = need_root()))
+		err = need_root();
+		if (err)
 			return err;
 		if (file) {
 			err = read_secret_file(file, hex, sizeof(hex));
@@ -610,7 +615,8 @@ int cmd_export(int argc, char **argv)
 			return usage_error("--hosts '%s': '*' or host names separated by ','", hosts);
 		if (!exports_supported())
 			return fail("riftblk-server is not loaded, or too old to have exports");
-		if ((err = need_root()))
+		err = need_root();
+		if (err)
 			return err;
 		snprintf(line, sizeof(line), "path=%s access=%s hosts=%s", arg, access, hosts);
 		err = write_attr(line, BLKSRV_KOBJ "/add_export");
@@ -623,7 +629,8 @@ int cmd_export(int argc, char **argv)
 			return usage_error("'%s' is not an export's path or name", arg);
 		if (!exports_supported())
 			return fail("riftblk-server is not loaded, or too old to have exports");
-		if ((err = need_root()))
+		err = need_root();
+		if (err)
 			return err;
 		err = write_attr(arg, BLKSRV_KOBJ "/remove_export");
 		if (err)

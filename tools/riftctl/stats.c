@@ -129,13 +129,17 @@ static void sample_devs(struct sample *smp, const char *only)
 		if (read_attr(val, sizeof(val), "block/%s/stat", n.v[i]))
 			continue;
 		e = ent_new(smp);
+		/* Ten fields since Linux 2.6; a file with fewer is skipped. */
+		if (sscanf(val, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &e->v[0], &e->v[1], &e->v[2], &e->v[3], &e->v[4], &e->v[5],
+			   &e->v[6], &e->v[7], &e->v[8], &e->v[9]) != BS_NR) {
+			smp->nr--;
+			continue;
+		}
 		snprintf(e->key, sizeof(e->key), "d:%s", n.v[i]);
 		snprintf(e->sess, sizeof(e->sess), "%s", sess);
 		snprintf(e->name, sizeof(e->name), "%s", n.v[i]);
 		read_attr(e->state, sizeof(e->state), "block/%s/riftblk/state", n.v[i]);
-		sscanf(val, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-		       &e->v[0], &e->v[1], &e->v[2], &e->v[3], &e->v[4], &e->v[5],
-		       &e->v[6], &e->v[7], &e->v[8], &e->v[9]);
 		e->inflight = e->v[BS_INFLIGHT];
 	}
 	names_free(&n);
