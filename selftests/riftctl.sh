@@ -60,10 +60,11 @@ state()
 	} 2>/dev/null
 }
 
-# json EXPR: evaluate the python EXPR on riftctl's last output, as j.
+# json EXPR: evaluate the python EXPR (on one or more lines) on riftctl's
+# last output, as j.
 json()
 {
-	python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
+	python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if eval(" ".join(sys.argv[2].split())) else 1)' \
 		"$OUT/out" "$1"
 }
 
