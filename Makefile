@@ -4,6 +4,7 @@
 #
 #   make               build every module (KDIR defaults to the newest
 #                      Debian headers that also have a bootable image)
+#                      and the riftctl tool (tools/riftctl, user space)
 #   make check         every test: unit, fuzz, W=1, sparse, checkpatch,
 #                      kernel-doc, then the VM selftests
 #   make check-debug   every VM selftest on the sanitizer kernel (KASAN,
@@ -14,7 +15,11 @@
 #                      the raw verbs limit, in one VM (never pass/fail)
 #   make selftest T=x  run one selftest in the VM (developer loop);
 #                      RIFT_KERNEL=debug boots the sanitizer kernel
-#   make install       modules_install + depmod (real RDMA hosts)
+#   make check-packages  build the rift-dkms and riftctl .debs, lint them,
+#                      install them here, check DKMS built the modules for
+#                      KVER, purge them (root; tools/test-packages.sh)
+#   make install       modules_install + depmod, and riftctl with its man
+#                      page and bash completion under PREFIX (/usr/local)
 
 # RIFT_KERNEL=debug: build for the sanitizer kernel (tools/debug-kernel.sh).
 ifeq ($(RIFT_KERNEL),debug)
@@ -25,16 +30,23 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 # The tree is laid out like drivers/: Kconfig symbols select the objects.
 # Out of tree there is no .config, so every module is built as =m here.
+# RIFT_TEST= leaves out the test ULP (packages do: dkms.conf).
+RIFT_TEST ?= m
 RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
-	       CONFIG_RIFT_TEST=m CONFIG_RIFTBLK_CLIENT=m \
+	       CONFIG_RIFT_TEST=$(RIFT_TEST) CONFIG_RIFTBLK_CLIENT=m \
 	       CONFIG_RIFTBLK_SERVER=m
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules deps check check-debug debug-kernel demo bench selftest unit fuzz install clean help
+.PHONY: all modules riftctl deps check check-debug check-packages debug-kernel demo bench selftest unit fuzz install clean help
 
-all modules: kdir
+all: modules riftctl
+
+modules: kdir
 	$(KMAKE) modules
+
+riftctl:
+	$(MAKE) -C tools/riftctl
 
 .PHONY: kdir
 kdir:
@@ -58,6 +70,9 @@ check-debug:
 debug-kernel:
 	$(CURDIR)/tools/debug-kernel.sh
 
+check-packages:
+	$(CURDIR)/tools/test-packages.sh
+
 demo:
 	$(CURDIR)/tools/demo.sh
 
@@ -74,12 +89,14 @@ unit:
 fuzz:
 	$(MAKE) -C tools/fuzz run
 
-install: modules
+install: modules riftctl
 	$(KMAKE) modules_install
 	depmod -a $(KVER)
+	$(MAKE) -C tools/riftctl install
 
 clean:
 	-[ -f "$(KDIR)/Makefile" ] && $(KMAKE) clean
 	-$(MAKE) -C tools/unit clean
 	-$(MAKE) -C tools/fuzz clean
+	-$(MAKE) -C tools/riftctl clean
 	rm -rf build

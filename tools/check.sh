@@ -6,6 +6,8 @@
 # "check: N passed, N failed, N skipped" and exits 1 on any failure.
 #
 # env: RIFT_FUZZ_SECONDS (default 60), RIFT_SKIP_VM=1 (no VM selftests),
+#      RIFT_SKIP_PACKAGES=1 (no make check-packages: it installs and purges
+#      the rift-dkms and riftctl packages on this machine),
 #      KVER (kernel to build for and boot).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -100,6 +102,15 @@ result $rc "checkpatch --strict clean (${#srcs[@]} files)" checkpatch.log
 rc=$?
 if grep -Ei 'warning|error' "$logs/kernel-doc.log" >/dev/null; then rc=1; fi
 result $rc "kernel-doc clean" kernel-doc.log
+
+# The .debs: build, lintian, install, DKMS build for KVER, purge.
+if [ "${RIFT_SKIP_PACKAGES:-0}" = 1 ]; then
+	echo "ok - Debian packages # SKIP RIFT_SKIP_PACKAGES=1"
+	skip=$((skip + 1))
+else
+	tools/test-packages.sh > "$logs/packages.log" 2>&1
+	result $? "Debian packages build, lint clean, install, DKMS-build and purge" packages.log
+fi
 
 if [ "${RIFT_SKIP_VM:-0}" = 1 ]; then
 	echo "ok - VM selftests # SKIP RIFT_SKIP_VM=1"

@@ -16,6 +16,7 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio kmod iproute2 procps util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest fio nvme-cli
 	xz-utils e2fsprogs iputils-ping librdmacm-dev libibverbs-dev
+	libjson-c-dev pkg-config debhelper dh-dkms dkms lintian dpkg-dev
 )
 
 RIFT_CACHE=${RIFT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rift}

@@ -81,6 +81,9 @@ make -s -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
 # The hostile peer runs from the read-only tree: build it here.
 make -s -C "$RIFT_TOP/tools/peer" >>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; vm_die "rift-peer build failed"; }
+# So does riftctl (selftests/riftctl.sh).
+make -s -C "$RIFT_TOP/tools/riftctl" >>"$out/build.log" 2>&1 ||
+	{ cat "$out/build.log" >&2; vm_die "riftctl build failed"; }
 
 # Kill VM NAME once the test it reports as running is overdue.
 watch_vm()
