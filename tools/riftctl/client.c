@@ -19,31 +19,6 @@
 #define MAX_PATHS	8	/* map_device takes 1..8 path= */
 #define SECRET_HEX	130
 
-/* Options of a command that only reads: --json. */
-static int read_opts(int argc, char **argv, const char *usage)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			opt_json = true;
-			break;
-		case 'h':
-			printf("usage: %s\n", usage);
-			exit(EXIT_OK);
-		default:
-			return usage_error("usage: %s", usage);
-		}
-	}
-	return 0;
-}
-
 /* "riftblk0" or "/dev/riftblk0" into "riftblk0". */
 static int device_arg(const char *arg, char *name, size_t size)
 {
@@ -208,7 +183,7 @@ int cmd_list(int argc, char **argv)
 	size_t i, n;
 	int err;
 
-	err = read_opts(argc, argv, "riftctl list [--json]");
+	err = opts_json(argc, argv, "riftctl list [--json]");
 	if (err)
 		return err;
 	if (optind < argc)
@@ -268,7 +243,7 @@ int cmd_show(int argc, char **argv)
 	const char *a;
 	int err;
 
-	err = read_opts(argc, argv, "riftctl show SESSION|DEVICE [--json]");
+	err = opts_json(argc, argv, "riftctl show SESSION|DEVICE [--json]");
 	if (err)
 		return err;
 	if (optind + 1 != argc)
@@ -509,7 +484,7 @@ int cmd_remap(int argc, char **argv)
 	char dev[64];
 	int err;
 
-	err = read_opts(argc, argv, "riftctl remap DEVICE");
+	err = opts_json(argc, argv, "riftctl remap DEVICE");
 	if (err)
 		return err;
 	if (optind + 1 != argc)
@@ -580,7 +555,7 @@ int cmd_path(int argc, char **argv)
 	size_t k;
 	int err;
 
-	err = read_opts(argc, argv, usage);
+	err = opts_json(argc, argv, usage);
 	if (err)
 		return err;
 	if (optind + 3 != argc)
@@ -696,7 +671,7 @@ int cmd_set(int argc, char **argv)
 	const char *s, *eq;
 	int err, i, j, n;
 
-	err = read_opts(argc, argv, usage);
+	err = opts_json(argc, argv, usage);
 	if (err)
 		return err;
 	if (optind + 2 > argc)

@@ -9,8 +9,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "riftctl.h"
@@ -124,4 +126,29 @@ int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputs("\n(riftctl --help, or man riftctl)\n", stderr);
 	return EXIT_USAGE;
+}
+
+/* Options of a command that only reads: --json (and --help). */
+int opts_json(int argc, char **argv, const char *usage)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			opt_json = true;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage);
+			exit(EXIT_OK);
+		default:
+			return usage_error("usage: %s", usage);
+		}
+	}
+	return 0;
 }

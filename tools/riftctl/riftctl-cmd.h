@@ -30,6 +30,7 @@ int op_failed(enum op op, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int opts_json(int argc, char **argv, const char *usage);
 
 /* riftctl.c */
 extern bool opt_json;

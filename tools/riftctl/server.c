@@ -16,30 +16,6 @@
 
 #define SECRET_HEX	130
 
-static int opts_json(int argc, char **argv, const char *usage)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			opt_json = true;
-			break;
-		case 'h':
-			printf("usage: %s\n", usage);
-			exit(EXIT_OK);
-		default:
-			return usage_error("usage: %s", usage);
-		}
-	}
-	return 0;
-}
-
 /* riftblk-server's mappings: one object per (device, session). */
 static json_object *blksrv_mappings(void)
 {
