@@ -176,6 +176,23 @@ static void print_hosts(json_object *h)
 		printf("  none\n");
 }
 
+/* A list a read command shows: as {"KEY": [...]} with --json, else as text. */
+static int show_list(const char *key, json_object *list,
+		     void (*print)(json_object *list))
+{
+	if (opt_json) {
+		json_object *top = json_object_new_object();
+
+		json_object_object_add(top, key, list);
+		print_json(top);
+		json_object_put(top);
+	} else {
+		print(list);
+		json_object_put(list);
+	}
+	return EXIT_OK;
+}
+
 static int server_list(int argc, char **argv)
 {
 	json_object *top, *maps, *sess, *hosts, *ex = NULL;
@@ -383,7 +400,6 @@ int cmd_host(int argc, char **argv)
 	const char *sfile = NULL, *ssfile = NULL, *file = NULL, *verb, *h;
 	char hex[SECRET_HEX + 1], shex[SECRET_HEX + 1];
 	bool clear = false, server = false;
-	json_object *hosts;
 	int c, err;
 
 	while ((c = getopt_long(argc, argv, "js:S:f:cvh", opts, NULL)) != -1) {
@@ -419,18 +435,7 @@ int cmd_host(int argc, char **argv)
 	if (!strcmp(verb, "list")) {
 		if (optind + 1 != argc)
 			return usage_error("host list takes no arguments");
-		hosts = srv_hosts();
-		if (opt_json) {
-			json_object *top = json_object_new_object();
-
-			json_object_object_add(top, "hosts", hosts);
-			print_json(top);
-			json_object_put(top);
-		} else {
-			print_hosts(hosts);
-			json_object_put(hosts);
-		}
-		return EXIT_OK;
+		return show_list("hosts", srv_hosts(), print_hosts);
 	}
 	if (optind + 2 != argc)
 		return usage_error("usage: %s", usage);
@@ -566,17 +571,7 @@ int cmd_export(int argc, char **argv)
 		maps = blksrv_mappings();
 		ex = srv_exports(maps);
 		json_object_put(maps);
-		if (opt_json) {
-			json_object *top = json_object_new_object();
-
-			json_object_object_add(top, "exports", ex);
-			print_json(top);
-			json_object_put(top);
-		} else {
-			print_exports(ex);
-			json_object_put(ex);
-		}
-		return EXIT_OK;
+		return show_list("exports", ex, print_exports);
 	}
 	if (optind + 2 != argc)
 		return usage_error("usage: %s", usage);
