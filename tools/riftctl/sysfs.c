@@ -70,19 +70,29 @@ int read_text(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-int read_attr(char *buf, size_t size, const char *fmt, ...)
+/* @path (PATH_BUF bytes): the sysfs file the format names, or an error. */
+static int attr_vpath(char *path, const char *fmt, va_list ap)
 {
-	char rel[PATH_BUF], path[PATH_BUF];
-	va_list ap;
+	char rel[PATH_BUF];
 	int n;
 
-	va_start(ap, fmt);
 	n = vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(rel))
 		return -ENAMETOOLONG;
-	sys_path(path, sizeof(path), "%s", rel);
-	return read_text(path, buf, size);
+	sys_path(path, PATH_BUF, "%s", rel);
+	return 0;
+}
+
+int read_attr(char *buf, size_t size, const char *fmt, ...)
+{
+	char path[PATH_BUF];
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = attr_vpath(path, fmt, ap);
+	va_end(ap);
+	return err ? err : read_text(path, buf, size);
 }
 
 bool write_open_failed;
@@ -111,33 +121,27 @@ int write_text(const char *path, const char *text)
 
 int write_attr(const char *text, const char *fmt, ...)
 {
-	char rel[PATH_BUF], path[PATH_BUF];
+	char path[PATH_BUF];
 	va_list ap;
-	int n;
+	int err;
 
 	va_start(ap, fmt);
-	n = vsnprintf(rel, sizeof(rel), fmt, ap);
+	err = attr_vpath(path, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(rel))
-		return -ENAMETOOLONG;
-	sys_path(path, sizeof(path), "%s", rel);
-	return write_text(path, text);
+	return err ? err : write_text(path, text);
 }
 
 bool sys_exists(const char *fmt, ...)
 {
-	char rel[PATH_BUF], path[PATH_BUF];
+	char path[PATH_BUF];
 	struct stat st;
 	va_list ap;
-	int n;
+	int err;
 
 	va_start(ap, fmt);
-	n = vsnprintf(rel, sizeof(rel), fmt, ap);
+	err = attr_vpath(path, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(rel))
-		return false;
-	sys_path(path, sizeof(path), "%s", rel);
-	return stat(path, &st) == 0;
+	return !err && stat(path, &st) == 0;
 }
 
 static int name_cmp(const void *a, const void *b)
