@@ -597,7 +597,7 @@ static bool serve(struct epath *p)
 	return busy;
 }
 
-static void usage(void)
+static void print_usage(void)
 {
 	fputs("usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE]\n", stderr);
 	fputs("                 [-t SECONDS] [-l LATE_MS] [-f FLOOD_MS]\n", stderr);
@@ -609,7 +609,7 @@ int main(int argc, char **argv)
 {
 	const struct timespec nap = { .tv_nsec = 500 * 1000 };
 	struct peer_listener *good = NULL, *bad = NULL;
-	const char *good_addr = NULL, *bad_addr = NULL;
+	const char *good_addr = NULL, *bad_addr = NULL, *when;
 	int port = 7690, secs = 60, opt, i;
 	struct peer_conn *c;
 	long long end;
@@ -631,7 +631,7 @@ int main(int argc, char **argv)
 			for (i = 0; i < C_NR && strcmp(case_names[i], optarg); i++)
 				;
 			if (i == C_NR)
-				usage();
+				print_usage();
 			the_case = i;
 			break;
 		case 't':
@@ -648,11 +648,11 @@ int main(int argc, char **argv)
 				printf("%s\n", case_names[i]);
 			return 0;
 		default:
-			usage();
+			print_usage();
 		}
 	}
 	if (!good_addr || port <= 0 || port > 65535 || secs <= 0)
-		usage();
+		print_usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	srand(getpid() ^ time(NULL));
 	/* Enough for a client's requests, few enough to run out (rnr). */
@@ -664,9 +664,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rift-evil: %s\n", why);
 		return 2;
 	}
+	when = info_case() ? "every attempt" : "once";
 	printf("listening on %s:%d, bad %s:%d, case %s, %s\n", good_addr, port,
-	       bad_addr ? bad_addr : "-", port, case_names[the_case],
-	       info_case() ? "every attempt" : "once");
+	       bad_addr ? bad_addr : "-", port, case_names[the_case], when);
 
 	end = now_ms() + secs * 1000LL;
 	while (now_ms() < end) {
