@@ -279,10 +279,31 @@ static bool blk_info_expect(struct path *p, u32 id, int want)
 	       expect_errno(err, want, "INFO");
 }
 
-/* A session mapping -D rw: the cases' usual start. */
+/*
+ * A session mapping -D rw: the cases' usual start.  The session of a case
+ * that failed before its CLOSE may still hold the rw mapping for a moment
+ * (the server closes it once that session is gone): wait for it, so that
+ * one failure does not fail the cases after it.
+ */
 static bool blk_up(struct path *p, u32 *id)
 {
-	return need_dev() && path_up(p) && blk_map(p, dev_path, RIFTBLK_ACCESS_RW, id);
+	struct riftblk_dev_info info;
+	long long end = now_ms() + 5000;
+	int err;
+
+	if (!need_dev() || !path_up(p))
+		return false;
+	for (;;) {
+		if (!blk_open(p, dev_path, RIFTBLK_ACCESS_RW, &err, &info))
+			return false;
+		if (err != -EBUSY || now_ms() >= end)
+			break;
+		usleep(50000);
+	}
+	if (!expect_errno(err, 0, dev_path))
+		return false;
+	*id = info.dev_id;
+	return true;
 }
 
 /* Write 4 KiB of a pattern at @sector and read it back. */
