@@ -38,7 +38,7 @@ RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules riftctl deps check check-debug check-packages debug-kernel demo bench selftest unit fuzz install clean help
+.PHONY: all modules riftctl deps check check-debug check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules help
 
 all: modules riftctl
 
@@ -94,8 +94,12 @@ install: modules riftctl
 	depmod -a $(KVER)
 	$(MAKE) -C tools/riftctl install
 
-clean:
+# Only the kernel objects: the VM harness switches kernels with this and
+# must not delete build/, where make check keeps the logs it is writing.
+clean-modules:
 	-[ -f "$(KDIR)/Makefile" ] && $(KMAKE) clean
+
+clean: clean-modules
 	-$(MAKE) -C tools/unit clean
 	-$(MAKE) -C tools/fuzz clean
 	-$(MAKE) -C tools/riftctl clean

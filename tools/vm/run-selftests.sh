@@ -58,10 +58,11 @@ for t in "${tests[@]}"; do
 done
 
 # The modules must be built for the kernel the VMs boot: objects built
-# for another kernel go first (make clean also empties build/).
+# for another kernel go first.  Not `make clean`: it empties build/, where
+# make check's log of this very run is open (CI lost it that way).
 mkdir -p "$RIFT_TOP/build"
 if [ "$(cat "$RIFT_TOP/build/modules.kver" 2>/dev/null)" != "$KVER" ]; then
-	make -s -C "$RIFT_TOP" clean >/dev/null 2>&1
+	make -s -C "$RIFT_TOP" clean-modules >/dev/null 2>&1
 	make -s -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
 		M="$RIFT_TOP/tools/vm/canary" clean >/dev/null 2>&1
 	mkdir -p "$RIFT_TOP/build"
