@@ -269,7 +269,8 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (iu == con->info_rx) {
-		path->info_len = wc->byte_len;
+		/* Pairs with the acquire in rift_clt_path_info(). */
+		smp_store_release(&path->info_len, wc->byte_len);
 		complete(&path->info_done);
 		return;
 	}

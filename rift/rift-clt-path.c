@@ -721,7 +721,15 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 		err = -ETIMEDOUT;
 		goto out_drain;
 	}
-	if (READ_ONCE(path->setup_failed)) {
+	/*
+	 * A server refuses a path with an INFO_RSP and then disconnects, and
+	 * the disconnect may be seen before this thread runs: an answer that
+	 * arrived is read anyway, so that the attempt fails for the server's
+	 * reason (EACCES, EKEYREJECTED...) rather than for the disconnect.
+	 * An answer that lets the path in is still refused below (CONNECTED
+	 * is never reached with ->setup_failed set).
+	 */
+	if (READ_ONCE(path->setup_failed) && !smp_load_acquire(&path->info_len)) {
 		err = -ECONNABORTED;
 		goto out_drain;
 	}
@@ -875,6 +883,7 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	init_completion(&path->info_done);
 	init_completion(&path->info_tx_done);
 	path->info_err = 0;
+	path->info_len = 0;
 
 	for (i = 0; i < path->nr_cons; i++) {
 		err = rift_clt_con_connect(&path->cons[i]);

@@ -188,7 +188,7 @@ struct rift_clt_stats {
  * @stats: per-CPU counters
  * @inflight: requests outstanding on this path
  * @info_done: INFO_RSP arrived (or the QP failed)
- * @info_len: bytes received in the INFO_RSP
+ * @info_len: bytes received in the INFO_RSP of this attempt (0: none yet)
  * @info_tx_done: the INFO_REQ send completed
  * @info_err: error of the INFO exchange
  * @removed: remove_path was written; never connect again

@@ -677,10 +677,10 @@ static int rift_srv_reject(struct rdma_cm_id *cm_id, const struct rift_srv_verdi
 	u8 buf[sizeof(struct rift_wire_reject)];
 	int len;
 
-	rift_srv_peer_info("refusing connection from %pISpc: %s%s%s\n",
-			   &cm_id->route.addr.dst_addr,
-			   rift_proto_reject_str(v->reason),
-			   v->why[0] ? ": " : "", v->why);
+	rift_srv_refuse_info("refusing connection from %pISpc: %s%s%s\n",
+			     &cm_id->route.addr.dst_addr,
+			     rift_proto_reject_str(v->reason),
+			     v->why[0] ? ": " : "", v->why);
 	if (v->no_reject)
 		return -ECONNREFUSED;
 	len = rift_proto_reject_encode(&rej, buf, sizeof(buf));

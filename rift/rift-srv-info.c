@@ -109,8 +109,8 @@ void rift_srv_path_refuse(struct rift_srv_path *path, int status, const char *fm
 	va_start(ap, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &ap;
-	rift_srv_peer_info("session %s, path %s: refusing: %pV\n",
-			   rift_srv_sess_label(path->sess), path->name, &vaf);
+	rift_srv_refuse_info("session %s, path %s: refusing: %pV\n",
+			     rift_srv_sess_label(path->sess), path->name, &vaf);
 	va_end(ap);
 
 	if (path->info_tx)

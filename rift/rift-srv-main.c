@@ -122,8 +122,9 @@ u8 rift_srv_param_ack_timeout(void)
 	return READ_ONCE(ack_timeout);
 }
 
-/* 10 lines per 5 s, like printk_ratelimited(), but shared: see rift-srv.h. */
+/* 10 lines per 5 s each, like printk_ratelimited(), but shared: see rift-srv.h. */
 DEFINE_RATELIMIT_STATE(rift_srv_peer_rs, 5 * HZ, 10);
+DEFINE_RATELIMIT_STATE(rift_srv_refuse_rs, 5 * HZ, 10);
 
 static bool cancel = true;
 module_param(cancel, bool, 0644);

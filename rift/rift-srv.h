@@ -466,14 +466,23 @@ bool rift_srv_param_force_always_invalidate(void);
 bool rift_srv_param_cancel(void);
 
 /*
- * Log lines any client can cause at will, by connecting, getting refused
- * or failing a path, and closing, over and over: one budget for all of
- * them, so churn that hits many kinds of line still cannot flood the log.
+ * Log lines any client can cause at will, by connecting, failing a path
+ * and closing, over and over: one budget for all of them, so churn that
+ * hits many kinds of line still cannot flood the log.  Refusals (why a
+ * host, session or path was turned away) have a budget of their own, the
+ * same size: they are what an administrator looks for, and the chatter
+ * of sessions coming and going must not crowd them out.
  */
 extern struct ratelimit_state rift_srv_peer_rs;
+extern struct ratelimit_state rift_srv_refuse_rs;
 #define rift_srv_peer_info(fmt, ...)					\
 	do {								\
 		if (__ratelimit(&rift_srv_peer_rs))			\
+			pr_info(fmt, ##__VA_ARGS__);			\
+	} while (0)
+#define rift_srv_refuse_info(fmt, ...)					\
+	do {								\
+		if (__ratelimit(&rift_srv_refuse_rs))			\
 			pr_info(fmt, ##__VA_ARGS__);			\
 	} while (0)
 u8 rift_srv_param_ack_timeout(void);

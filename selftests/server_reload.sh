@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
-# rift-timeout: 300
+# rift-timeout: 420
 #
 # The server side (rift-test-srv and rift-server) is unloaded and loaded
 # again while a two-path session writes: the client sees its paths fail,
@@ -34,9 +34,16 @@ ktap_check "two-path session connected, tunables set" \
 r0=$(($(rift_clt_stat $S $RIFT_P0 reconnects) + $(rift_clt_stat $S $RIFT_P1 reconnects)))
 e0=$(rift_test_stat $S errors)
 
-bash -c "echo write 0 16384 21 3000 16 > $RIFT_TEST_DBG/$S/io" 2> "$RIFT_OUT/reload.io" &
+writes()
+{
+	echo $(($(rift_clt_stat $S $RIFT_P0 reqs_write) + $(rift_clt_stat $S $RIFT_P1 reqs_write)))
+}
+w0=$(writes)
+# Long enough to span the reload on a fast host (3000 writes once ended
+# within the 3 s the test used to wait before the reload).
+bash -c "echo write 0 16384 21 20000 16 > $RIFT_TEST_DBG/$S/io" 2> "$RIFT_OUT/reload.io" &
 bg=$!
-sleep 3
+rift_wait_until 10 eval '[ $(writes) -gt $((w0 + 200)) ]'
 ktap_info "in flight: $(rift_clt_stat $S $RIFT_P0 inflight) + $(rift_clt_stat $S $RIFT_P1 inflight)"
 ktap_check "the write run is going when the server goes" kill -0 $bg
 ktap_check "rmmod rift_test_srv and rift_server under IO" \
@@ -48,7 +55,7 @@ ktap_info "waiting requests: $(cat $CS/pending); paths: $(rift_paths_snapshot $S
 ktap_check "reload rift_server and rift_test_srv" \
 	eval "rift_srv_load && rift_insmod rift/rift-test-srv store_mb=64"
 ktap_check "both paths reconnect to the new server" rift_wait_until 40 all_connected
-rift_wait_pid 120 $bg
+rift_wait_pid 240 $bg
 rc=$?
 ktap_info "write run: rc $rc '$(cat "$RIFT_OUT/reload.io")', errors $(($(rift_test_stat $S errors) - e0)) ($(rift_test_errnos $S)), failed_over $(cat $CS/failed_over)"
 ktap_check "every write of the run completed without error" \
