@@ -40,8 +40,9 @@ writes()
 }
 w0=$(writes)
 # Long enough to span the reload on a fast host (3000 writes once ended
-# within the 3 s the test used to wait before the reload).
-bash -c "echo write 0 16384 21 20000 16 > $RIFT_TEST_DBG/$S/io" 2> "$RIFT_OUT/reload.io" &
+# within the 3 s the test used to wait before the reload); a write run
+# goes through the store in order, so 16000 x 4 KiB fill 62.5 of its 64 MiB.
+bash -c "echo write 0 4096 21 16000 16 > $RIFT_TEST_DBG/$S/io" 2> "$RIFT_OUT/reload.io" &
 bg=$!
 rift_wait_until 10 eval '[ $(writes) -gt $((w0 + 200)) ]'
 ktap_info "in flight: $(rift_clt_stat $S $RIFT_P0 inflight) + $(rift_clt_stat $S $RIFT_P1 inflight)"
