@@ -175,19 +175,7 @@ static struct ib_cqe rift_clt_io_cqe = {
  */
 int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm)
 {
-	struct ib_send_wr wr = {
-		.opcode = IB_WR_SEND_WITH_IMM,
-		.wr_cqe = &rift_clt_io_cqe,
-	};
-	int err;
-
-	err = rift_imm_encode(imm, &wr.ex.imm_data);
-	if (err)
-		return err;
-	/* Counted like every send, so heartbeats can never fill the SQ. */
-	if (rift_con_need_signal(&con->c))
-		wr.send_flags = IB_SEND_SIGNALED;
-	return ib_post_send(con->c.qp, &wr, NULL);
+	return rift_con_send_imm(&con->c, &rift_clt_io_cqe, imm);
 }
 
 static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)

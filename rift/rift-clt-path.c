@@ -75,11 +75,16 @@ static const u32 rift_clt_path_next[RIFT_CLT_PATH_STATE_NR] = {
 
 #undef S
 
+static const struct rift_sm rift_clt_path_sm = {
+	.name	= "client path",
+	.names	= rift_clt_path_state_names,
+	.next	= rift_clt_path_next,
+	.nr	= RIFT_CLT_PATH_STATE_NR,
+};
+
 const char *rift_clt_path_state_str(enum rift_clt_path_state s)
 {
-	if (s >= RIFT_CLT_PATH_STATE_NR)
-		return "invalid";
-	return rift_clt_path_state_names[s];
+	return rift_sm_state_str(&rift_clt_path_sm, s);
 }
 
 /*
@@ -93,12 +98,10 @@ static bool rift_clt_path_change_state(struct rift_clt_path *path,
 	enum rift_clt_path_state old = path->state;
 
 	lockdep_assert_held(&path->lock);
-	if (!(rift_clt_path_next[old] & BIT(new)))
+	if (!rift_sm_change(&rift_clt_path_sm, old, new, path->sess->name,
+			    path->name))
 		return false;
 	path->state = new;
-	trace_rift_clt_path_state(path->sess->name, path->name,
-				  rift_clt_path_state_str(old),
-				  rift_clt_path_state_str(new));
 	if (new == RIFT_CLT_PATH_CONNECTED)
 		atomic_inc(&path->sess->connected);
 	else if (old == RIFT_CLT_PATH_CONNECTED)

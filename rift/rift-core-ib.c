@@ -513,6 +513,35 @@ bool rift_con_signal_n(struct rift_con *con, u32 nr_wr)
 EXPORT_SYMBOL_GPL(rift_con_signal_n);
 
 /**
+ * rift_con_send_imm() - send a message that is only an immediate
+ * @con: connection
+ * @cqe: completion handler of the send, when it is signalled
+ * @imm: message (heartbeats, probes, responses without payload)
+ *
+ * Counted like every send (rift_con_need_signal()), so that heartbeats
+ * can never fill the send queue with unsignalled work requests.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rift_con_send_imm(struct rift_con *con, struct ib_cqe *cqe,
+		      const struct rift_imm *imm)
+{
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND_WITH_IMM,
+		.wr_cqe = cqe,
+	};
+	int err;
+
+	err = rift_imm_encode(imm, &wr.ex.imm_data);
+	if (err)
+		return err;
+	if (rift_con_need_signal(con))
+		wr.send_flags = IB_SEND_SIGNALED;
+	return ib_post_send(con->qp, &wr, NULL);
+}
+EXPORT_SYMBOL_GPL(rift_con_send_imm);
+
+/**
  * rift_post_recv() - post a receive into a message buffer
  * @con: connection
  * @iu: buffer, mapped DMA_FROM_DEVICE

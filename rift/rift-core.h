@@ -185,11 +185,31 @@ void rift_con_put_dev(struct rift_con *con);
 bool rift_con_need_signal(struct rift_con *con);
 bool rift_con_signal_n(struct rift_con *con, u32 nr_wr);
 
+int rift_con_send_imm(struct rift_con *con, struct ib_cqe *cqe,
+		      const struct rift_imm *imm);
 int rift_post_recv(struct rift_con *con, struct rift_iu *iu);
 int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,
 		   struct ib_send_wr *head, bool signal);
 
 const char *rift_cm_event_str(enum rdma_cm_event_type ev);
+
+/**
+ * struct rift_sm - a state machine's description (rift_sm_change())
+ * @name: what changes state, for the trace ("client path")
+ * @names: name of each state, for sysfs and the trace
+ * @next: per state, the mask (BIT(state)) of the states it may go to
+ * @nr: number of states
+ */
+struct rift_sm {
+	const char		*name;
+	const char * const	*names;
+	const u32		*next;
+	unsigned int		nr;
+};
+
+const char *rift_sm_state_str(const struct rift_sm *sm, unsigned int s);
+bool rift_sm_change(const struct rift_sm *sm, unsigned int old,
+		    unsigned int new, const char *sess, const char *obj);
 
 /**
  * rift_mr_hide_iova() - give an MR an address that tells nothing of the host

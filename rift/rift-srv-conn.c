@@ -81,19 +81,40 @@ static const u32 rift_srv_con_next[RIFT_SRV_CON_STATE_NR] = {
 
 #undef CS
 
+static const struct rift_sm rift_srv_sess_sm = {
+	.name	= "server session",
+	.names	= rift_srv_sess_state_names,
+	.next	= rift_srv_sess_next,
+	.nr	= RIFT_SRV_SESS_STATE_NR,
+};
+
+static const struct rift_sm rift_srv_path_sm = {
+	.name	= "server path",
+	.names	= rift_srv_path_state_names,
+	.next	= rift_srv_path_next,
+	.nr	= RIFT_SRV_PATH_STATE_NR,
+};
+
+static const struct rift_sm rift_srv_con_sm = {
+	.name	= "server connection",
+	.names	= rift_srv_con_state_names,
+	.next	= rift_srv_con_next,
+	.nr	= RIFT_SRV_CON_STATE_NR,
+};
+
 const char *rift_srv_sess_state_str(enum rift_srv_sess_state s)
 {
-	return s < RIFT_SRV_SESS_STATE_NR ? rift_srv_sess_state_names[s] : "invalid";
+	return rift_sm_state_str(&rift_srv_sess_sm, s);
 }
 
 const char *rift_srv_path_state_str(enum rift_srv_path_state s)
 {
-	return s < RIFT_SRV_PATH_STATE_NR ? rift_srv_path_state_names[s] : "invalid";
+	return rift_sm_state_str(&rift_srv_path_sm, s);
 }
 
 const char *rift_srv_con_state_str(enum rift_srv_con_state s)
 {
-	return s < RIFT_SRV_CON_STATE_NR ? rift_srv_con_state_names[s] : "invalid";
+	return rift_sm_state_str(&rift_srv_con_sm, s);
 }
 
 const char *rift_srv_sess_label(struct rift_srv_sess *sess)
@@ -109,44 +130,37 @@ const char *rift_srv_sess_label(struct rift_srv_sess *sess)
 bool rift_srv_sess_change_state(struct rift_srv_sess *sess,
 				enum rift_srv_sess_state new)
 {
-	enum rift_srv_sess_state old = sess->state;
-
 	lockdep_assert_held(&sess->lock);
-	if (!(rift_srv_sess_next[old] & BIT(new)))
+	if (!rift_sm_change(&rift_srv_sess_sm, sess->state, new,
+			    rift_srv_sess_label(sess), ""))
 		return false;
 	WRITE_ONCE(sess->state, new);
-	pr_debug("session %s: %s -> %s\n", rift_srv_sess_label(sess),
-		 rift_srv_sess_state_str(old), rift_srv_sess_state_str(new));
 	return true;
 }
 
 bool rift_srv_path_change_state(struct rift_srv_path *path,
 				enum rift_srv_path_state new)
 {
-	enum rift_srv_path_state old = path->state;
-
 	lockdep_assert_held(&path->lock);
-	if (!(rift_srv_path_next[old] & BIT(new)))
+	if (!rift_sm_change(&rift_srv_path_sm, path->state, new,
+			    rift_srv_sess_label(path->sess), path->name))
 		return false;
 	WRITE_ONCE(path->state, new);
-	pr_debug("%s %s: path %s -> %s\n", rift_srv_sess_label(path->sess),
-		 path->name, rift_srv_path_state_str(old),
-		 rift_srv_path_state_str(new));
 	return true;
 }
 
 static bool rift_srv_con_change_state(struct rift_srv_con *con,
 				      enum rift_srv_con_state new)
 {
-	enum rift_srv_con_state old = con->state;
+	char obj[sizeof(con->path->name) + 16];
 
 	lockdep_assert_held(&con->path->lock);
-	if (!(rift_srv_con_next[old] & BIT(new)))
+	/* Connections change state only while they connect and close. */
+	snprintf(obj, sizeof(obj), "%s con %u", con->path->name, con->idx);
+	if (!rift_sm_change(&rift_srv_con_sm, con->state, new,
+			    rift_srv_sess_label(con->path->sess), obj))
 		return false;
 	WRITE_ONCE(con->state, new);
-	pr_debug("%s %s: con %u %s -> %s\n", rift_srv_sess_label(con->path->sess),
-		 con->path->name, con->idx, rift_srv_con_state_str(old),
-		 rift_srv_con_state_str(new));
 	return true;
 }
 

@@ -520,19 +520,7 @@ static void rift_srv_op_invalidate(struct rift_srv_op *op)
 
 static int rift_srv_send_imm(struct rift_srv_con *con, const struct rift_imm *imm)
 {
-	struct ib_send_wr wr = {
-		.opcode	= IB_WR_SEND_WITH_IMM,
-		.wr_cqe	= &con->tx_cqe,
-	};
-	int err;
-
-	err = rift_imm_encode(imm, &wr.ex.imm_data);
-	if (err)
-		return err;
-	/* Counted like every send, so heartbeats can never fill the SQ. */
-	if (rift_con_need_signal(&con->c))
-		wr.send_flags = IB_SEND_SIGNALED;
-	return ib_post_send(con->c.cm_id->qp, &wr, NULL);
+	return rift_con_send_imm(&con->c, &con->tx_cqe, imm);
 }
 
 /**

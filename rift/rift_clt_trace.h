@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Rift client tracepoints: every path state change, every rdma_cm event
- * of a connection, every reconnect delay drawn and every heartbeat tick.  Enable with
+ * Rift client tracepoints: every rdma_cm event of a connection, every
+ * reconnect delay drawn and every heartbeat tick (path state changes are
+ * rift:rift_state, shared with the server).  Enable with
  * echo 1 > /sys/kernel/tracing/events/rift_clt/enable
  */
 #undef TRACE_SYSTEM
@@ -11,22 +12,6 @@
 #define _RIFT_CLT_TRACE_H
 
 #include <linux/tracepoint.h>
-
-TRACE_EVENT(rift_clt_path_state,
-	    TP_PROTO(const char *sess, const char *path, const char *from,
-		     const char *to),
-	    TP_ARGS(sess, path, from, to),
-	    TP_STRUCT__entry(__string(sess, sess)
-			     __string(path, path)
-			     __string(from, from)
-			     __string(to, to)),
-	    TP_fast_assign(__assign_str(sess, sess);
-			   __assign_str(path, path);
-			   __assign_str(from, from);
-			   __assign_str(to, to);),
-	    TP_printk("%s/%s: %s -> %s", __get_str(sess), __get_str(path),
-		      __get_str(from), __get_str(to))
-);
 
 TRACE_EVENT(rift_clt_con_event,
 	    TP_PROTO(const char *sess, const char *path, u16 con, int event,

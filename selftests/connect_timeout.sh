@@ -12,7 +12,7 @@
 # rift_client.connect_timeout_ms (2000 here) ends each attempt:
 #  - the listener gets the requests (so the attempts really hang on it);
 #  - every attempt ends after connect_timeout_ms, on the kernel's clock
-#    (rift_clt_path_state tracepoint), and the path goes on retrying,
+#    (rift:rift_state tracepoint), and the path goes on retrying,
 #    with the reason in last_error;
 #  - once the real server is back, the same path reconnects and carries
 #    verified IO;
@@ -63,8 +63,8 @@ ktap_check "the mute listener is up on the server's address and port" \
 # only those from here on count.
 [ -d $T/events ] || mount -t tracefs nodev $T
 echo > $T/trace
-echo 1 > $T/events/rift_clt/rift_clt_path_state/enable
-defer eval "echo 0 > $T/events/rift_clt/enable"
+echo 1 > $T/events/rift/rift_state/enable
+defer eval "echo 0 > $T/events/rift/enable"
 # attempts: parse the trace so far into "DURATION_MS FROM TO" per attempt
 # that ended (entering connecting or reconnecting starts one, leaving it
 # ends it); prints how many.
@@ -72,8 +72,8 @@ attempts()
 {
 	cp $T/trace "$RIFT_OUT/connect_timeout.trace"
 	awk -v p="$S/$RIFT_P0:" '
-		function ts() { match($0, /[0-9]+\.[0-9]+: rift_clt/); return substr($0, RSTART, RLENGTH - 10) }
-		index($0, "rift_clt_path_state: " p " ") {
+		function ts() { match($0, /[0-9]+\.[0-9]+: rift_/); return substr($0, RSTART, RLENGTH - 7) }
+		index($0, "rift_state: client path " p " ") {
 			from = $(NF - 2); to = $NF
 			if (start != "" && (from == "connecting" || from == "reconnecting")) {
 				printf "%d %s %s\n", (ts() - start) * 1000, from, to

@@ -139,7 +139,7 @@ sleep 3
 # timer, which is the host's share of the time, not the protocol's.
 [ -d $T/events ] || mount -t tracefs nodev $T
 echo > $T/trace
-echo 1 > $T/events/rift_clt/rift_clt_path_state/enable
+echo 1 > $T/events/rift/rift_state/enable
 echo 1 > $T/events/rift_clt/rift_clt_hb_tick/enable
 qc=$T/events/qdisc/qdisc_create/enable
 [ -f $qc ] && echo 1 > $qc
@@ -150,7 +150,7 @@ ktap_check "netem loss 100% on link 1: path 1 declared failed" \
 	rift_wait_until 15 eval "[ \"\$(rift_path_state $S $RIFT_P1)\" != connected ]"
 sh_ms=$(($(rift_now_ms) - t0))
 echo 0 > $T/events/rift_clt/rift_clt_hb_tick/enable
-echo 0 > $T/events/rift_clt/rift_clt_path_state/enable
+echo 0 > $T/events/rift/rift_state/enable
 [ -f $qc ] && echo 0 > $qc
 cp $T/trace "$RIFT_OUT/failover-silent.trace"
 # "MS TICKS LATE FROM": ms from the loss to the state change, heartbeat

@@ -19,7 +19,7 @@ CAP=800
 MAX=5
 T=/sys/kernel/tracing
 ktap_header
-ktap_plan 14
+ktap_plan 15
 
 CS=$RIFT_CLT_SYSFS/$S
 
@@ -36,8 +36,8 @@ ktap_check "session connected, tunables set" \
 [ -d $T/events ] || mount -t tracefs nodev $T
 echo > $T/trace
 echo 1 > $T/events/rift_clt/rift_clt_path_backoff/enable
-echo 1 > $T/events/rift_clt/rift_clt_path_state/enable
-defer eval "echo 0 > $T/events/rift_clt/enable"
+echo 1 > $T/events/rift/rift_state/enable
+defer eval "echo 0 > $T/events/rift_clt/enable; echo 0 > $T/events/rift/enable"
 
 ip link set dev riftb0 down
 ktap_check "link down: the path fails and, after $MAX attempts, gives up" \
@@ -46,9 +46,9 @@ ktap_info "last_error: $(cat $CS/paths/$RIFT_P0/last_error)"
 sleep 3
 cp $T/trace "$RIFT_OUT/backoff.trace"
 # "TIME attempt DELAY" per delay drawn, "TIME start" per attempt begun.
-awk 'function ts() { match($0, /[0-9]+\.[0-9]+: rift_clt/); return substr($0, RSTART, RLENGTH - 10) }
+awk 'function ts() { match($0, /[0-9]+\.[0-9]+: rift_/); return substr($0, RSTART, RLENGTH - 7) }
      /rift_clt_path_backoff:/ { print ts(), "attempt", $(NF - 3), $(NF - 1) }
-     /rift_clt_path_state:.*error -> reconnecting/ { print ts(), "start" }' \
+     /rift_state: client path .*error -> reconnecting/ { print ts(), "start" }' \
 	"$RIFT_OUT/backoff.trace" > "$RIFT_OUT/backoff.events"
 while read -r line; do ktap_info "$line"; done < "$RIFT_OUT/backoff.events"
 n=$(grep -c attempt "$RIFT_OUT/backoff.events")
@@ -81,6 +81,11 @@ ok=$(awk '$2 == "attempt" { due = $1 + $4 / 1000; have = 1; next }
 	  END { print bad ? 0 : 1 }' "$RIFT_OUT/backoff.events")
 ktap_check "attempts are spaced by the delays drawn (milliseconds, not jiffies or seconds)" \
 	test "$ok" = 1
+# One tracepoint for every state machine of both roles: the server saw
+# the path and its connections close when the link went down.
+ktap_check "rift:rift_state traced the server's path and connections closing too" \
+	eval "grep -q 'rift_state: server path $S/.*: connected -> closing' $RIFT_OUT/backoff.trace &&
+	      grep -q 'rift_state: server connection $S/.* con [0-9]*: connected -> closing' $RIFT_OUT/backoff.trace"
 
 rift_link_up riftb0
 sleep 1
