@@ -109,8 +109,16 @@ else
 fi
 
 # --- client: map and look ---
-# The kernel's uevents, read without udevd (the VM runs none).
-udevadm monitor --kernel --property --subsystem-match=block > "$OUT/uevents" 2>&1 &
+# The kernel's uevents, read straight from its netlink socket (the VM
+# runs no udevd): each event as its KEY=VALUE lines.
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)  # NETLINK_KOBJECT_UEVENT
+s.bind((0, 1))
+out = open(sys.argv[1], "w", buffering=1)
+while True:
+    out.write(s.recv(65536).replace(b"\0", b"\n").decode(errors="replace") + "\n")
+' "$OUT/uevents" &
 mon=$!
 defer kill $mon
 sleep 1
@@ -128,7 +136,7 @@ ktap_check "a change event carries RIFTBLK_ID, RIFTBLK_SESSION, RIFTBLK_PATH" ev
 	grep -qx "RIFTBLK_SESSION=$S" "$OUT/uevents" &&
 	grep -qx "RIFTBLK_PATH=/dev/$NB" "$OUT/uevents"'
 grep -qx "RIFTBLK_ID=$id" "$OUT/uevents" ||
-	ktap_info "uevents: $(grep -c . "$OUT/uevents") lines: $(grep RIFTBLK "$OUT/uevents" | tr "\n" " ")"
+	ktap_info "uevents: $(grep -c . "$OUT/uevents") lines, $(grep -c '^ACTION=change' "$OUT/uevents") change events: $(grep RIFTBLK "$OUT/uevents" | tr "\n" " ")$(head -n 2 "$OUT/uevents" | tr "\n" " ")"
 # udev reads rules from /run too; the tree's rule, as installed.
 mkdir -p /run/udev/rules.d
 cp "$RIFT_TREE/tools/riftctl/udev/60-riftblk.rules" /run/udev/rules.d/
