@@ -15,6 +15,8 @@
 #                      the raw verbs limit, in one VM (never pass/fail)
 #   make selftest T=x  run one selftest in the VM (developer loop);
 #                      RIFT_KERNEL=debug boots the sanitizer kernel
+#   make soak          riftblk under fio verify while links flap, go silent
+#                      and the server reloads, SOAK_MIN minutes (30)
 #   make check-packages  build the rift-dkms and riftctl .debs, lint them,
 #                      install them here, check DKMS built the modules for
 #                      KVER, purge them (root; tools/test-packages.sh)
@@ -38,7 +40,7 @@ RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules riftctl deps check check-debug check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules help
+.PHONY: all modules riftctl deps check check-debug check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules soak help
 
 all: modules riftctl
 
@@ -78,6 +80,9 @@ demo:
 
 bench:
 	$(CURDIR)/tools/bench/bench.sh
+
+soak:
+	$(CURDIR)/tools/soak.sh $(SOAK_MIN)
 
 selftest:
 	@[ -n "$(T)" ] || { echo "usage: make selftest T=<name>" >&2; exit 2; }

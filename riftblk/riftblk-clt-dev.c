@@ -598,6 +598,37 @@ static ssize_t mapping_path_show(struct kobject *kobj, struct kobj_attribute *at
 
 static struct kobj_attribute riftblk_clt_attr_mapping_path = __ATTR_RO(mapping_path);
 
+/*
+ * The name udev links under /dev/disk/by-id/riftblk-<name>: the session
+ * and the server's device path, which stay the same across reboots and
+ * remaps while riftblkN does not.  A path's '/' would make directories
+ * of the link: the leading one is dropped, the others become '_'.
+ */
+static void riftblk_clt_stable_name(struct riftblk_clt_dev *dev, char *buf,
+				    size_t len)
+{
+	const char *p = dev->device_path;
+	char *c;
+
+	while (*p == '/')
+		p++;
+	snprintf(buf, len, "%s-%s", dev->sess->name, p);
+	for (c = buf; *c; c++)
+		if (*c == '/')
+			*c = '_';
+}
+
+static ssize_t stable_name_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	char name[RIFTBLK_STABLE_NAME_MAX];
+
+	riftblk_clt_stable_name(to_clt_dev(kobj), name, sizeof(name));
+	return sysfs_emit(buf, "%s\n", name);
+}
+
+static struct kobj_attribute riftblk_clt_attr_stable_name = __ATTR_RO(stable_name);
+
 static ssize_t access_mode_show(struct kobject *kobj, struct kobj_attribute *attr,
 				char *buf)
 {
@@ -698,6 +729,7 @@ static struct attribute *riftblk_clt_dev_attrs[] = {
 	&riftblk_clt_attr_state.attr,
 	&riftblk_clt_attr_session.attr,
 	&riftblk_clt_attr_mapping_path.attr,
+	&riftblk_clt_attr_stable_name.attr,
 	&riftblk_clt_attr_access_mode.attr,
 	&riftblk_clt_attr_nr_poll_queues.attr,
 	&riftblk_clt_attr_unmap_device.attr,
@@ -768,6 +800,35 @@ static int riftblk_clt_dev_setup(struct riftblk_clt_dev *dev)
 	return 0;
 }
 
+/*
+ * The disk's add event went out before its riftblk/ directory existed,
+ * so udev could not name it then: a change event once it does, with the
+ * name in the event itself for rules and monitors that read no sysfs.
+ * Events udev makes up later (trigger, coldplug) carry no RIFTBLK_*
+ * variables: the rule (60-riftblk.rules) reads riftblk/stable_name then.
+ */
+static void riftblk_clt_dev_uevent(struct riftblk_clt_dev *dev)
+{
+	char name[RIFTBLK_STABLE_NAME_MAX];
+	char *envp[4] = {};
+	int err = -ENOMEM;
+
+	riftblk_clt_stable_name(dev, name, sizeof(name));
+	envp[0] = kasprintf(GFP_KERNEL, "RIFTBLK_ID=%s", name);
+	envp[1] = kasprintf(GFP_KERNEL, "RIFTBLK_SESSION=%s", dev->sess->name);
+	envp[2] = kasprintf(GFP_KERNEL, "RIFTBLK_PATH=%s", dev->device_path);
+	if (envp[0] && envp[1] && envp[2])
+		err = kobject_uevent_env(&disk_to_dev(dev->disk)->kobj,
+					 KOBJ_CHANGE, envp);
+	/* Only the by-id link is missing until the next event: say so. */
+	if (err)
+		pr_warn("%s: change event for udev not sent: %d\n",
+			dev->disk->disk_name, err);
+	kfree(envp[0]);
+	kfree(envp[1]);
+	kfree(envp[2]);
+}
+
 /**
  * riftblk_clt_dev_map() - map a device of the server
  * @sess: session, with a reference the device takes over on success
@@ -832,6 +893,7 @@ int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
 		kobject_put(&dev->kobj);
 		return err;
 	}
+	riftblk_clt_dev_uevent(dev);
 	mutex_lock(&riftblk_clt_lock);
 	list_add_tail(&dev->entry, &riftblk_clt_devs);
 	mutex_unlock(&riftblk_clt_lock);

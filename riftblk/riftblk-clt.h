@@ -52,6 +52,9 @@ enum riftblk_clt_state {
 	RIFTBLK_CLT_UNMAPPING,
 };
 
+/* riftblk/stable_name: "<session>-<device path>", with its NUL. */
+#define RIFTBLK_STABLE_NAME_MAX	(RIFT_NAME_MAX + 1 + RIFTBLK_PATH_MAX)
+
 /**
  * struct riftblk_clt_dev - a mapped device, /dev/riftblk<idx>
  * @kobj: /sys/block/riftblk<idx>/riftblk/; holds a disk reference

@@ -22,7 +22,7 @@ NB=riftctlnb0
 OUT=/tmp/riftctl
 HOST=$(uname -n)
 ktap_header
-ktap_plan 34
+ktap_plan 38
 mkdir -p "$OUT"
 
 # rc_run EXPECTED_RC ERR_REGEX ARGS...: riftctl ARGS exits EXPECTED_RC
@@ -109,10 +109,50 @@ else
 fi
 
 # --- client: map and look ---
+# The kernel's uevents, read straight from its netlink socket (the VM
+# runs no udevd): each event as its KEY=VALUE lines.
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)  # NETLINK_KOBJECT_UEVENT
+s.bind((0, 1))
+out = open(sys.argv[1], "w", buffering=1)
+while True:
+    out.write(s.recv(65536).replace(b"\0", b"\n").decode(errors="replace") + "\n")
+' "$OUT/uevents" &
+mon=$!
+defer kill $mon
+sleep 1
 dev=$("$RC" map $S /dev/$NB --path 198.18.0.2@198.18.0.1 --path 198.18.1.2@198.18.1.1 2> "$OUT/err")
 ktap_check "map prints the new device: $dev" rift_wait_until 5 test -b "$dev"
 [ -b "$dev" ] || ktap_info "map: $(cat "$OUT/err")"
 d=$(basename "$dev")
+
+# --- udev: /dev/disk/by-id/riftblk-<session>-<path> ---
+id="$S-dev_$NB"
+ktap_check "riftblk/stable_name is <session>-<path, '/' as '_'>: $id" \
+	test "$(cat /sys/block/$d/riftblk/stable_name 2>/dev/null)" = "$id"
+ktap_check "a change event carries RIFTBLK_ID, RIFTBLK_SESSION, RIFTBLK_PATH" eval '
+	rift_wait_until 5 grep -qx "RIFTBLK_ID=$id" "$OUT/uevents" &&
+	grep -qx "RIFTBLK_SESSION=$S" "$OUT/uevents" &&
+	grep -qx "RIFTBLK_PATH=/dev/$NB" "$OUT/uevents"'
+grep -qx "RIFTBLK_ID=$id" "$OUT/uevents" ||
+	ktap_info "uevents: $(grep -c . "$OUT/uevents") lines, $(grep -c '^ACTION=change' "$OUT/uevents") change events: $(grep RIFTBLK "$OUT/uevents" | tr "\n" " ")$(head -n 2 "$OUT/uevents" | tr "\n" " ")"
+# udev reads rules from /run too; the tree's rule, as installed.
+mkdir -p /run/udev/rules.d
+cp "$RIFT_TREE/tools/riftctl/udev/60-riftblk.rules" /run/udev/rules.d/
+defer rm -f /run/udev/rules.d/60-riftblk.rules
+udevadm test --action=add "/sys/block/$d" > "$OUT/udevtest" 2>&1
+ktap_check "udevadm test: the disk gets disk/by-id/riftblk-$id" \
+	grep -q "DEVLINKS=.*/dev/disk/by-id/riftblk-$id\\( \\|$\\)" "$OUT/udevtest"
+grep -q "DEVLINKS=.*riftblk-$id" "$OUT/udevtest" ||
+	ktap_info "udevadm test: $(grep -E "DEVLINKS|riftblk|rules" "$OUT/udevtest" | head -5 | tr "\n" " ")"
+echo ",,L" | sfdisk -q "$dev" > "$OUT/sfdisk" 2>&1
+rift_wait_until 5 test -e "/sys/block/$d/${d}p1"
+udevadm test --action=add "/sys/block/$d/${d}p1" > "$OUT/udevtest1" 2>&1
+ktap_check "udevadm test: its partition 1 gets disk/by-id/riftblk-$id-part1" \
+	grep -q "DEVLINKS=.*/dev/disk/by-id/riftblk-$id-part1" "$OUT/udevtest1"
+grep -q "DEVLINKS=.*riftblk-$id-part1" "$OUT/udevtest1" ||
+	ktap_info "sfdisk: $(head -c 200 "$OUT/sfdisk"); udevadm test: $(grep -E "DEVLINKS|riftblk" "$OUT/udevtest1" | head -5 | tr "\n" " ")"
 ktap_check "list: the session's paths and its device" eval '
 	rift_wait_until 20 riftblk_all_connected $S &&
 	rc_run 0 "" list && grep -q "^$S  2/2 paths connected" $OUT/out &&

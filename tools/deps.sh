@@ -17,6 +17,7 @@ PKGS=(
 	rdma-core ibverbs-utils rdmacm-utils perftest fio nvme-cli
 	xz-utils e2fsprogs iputils-ping librdmacm-dev libibverbs-dev
 	libjson-c-dev pkg-config debhelper dh-dkms dkms lintian dpkg-dev
+	udev fdisk
 )
 
 RIFT_CACHE=${RIFT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rift}

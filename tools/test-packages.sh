@@ -111,6 +111,7 @@ riftctl_installed()
 	/usr/sbin/riftctl --help >/dev/null &&
 	man -w riftctl | grep -q /usr/share/man/man8/riftctl.8 &&
 	[ -f /usr/share/bash-completion/completions/riftctl ] &&
+	grep -q 'SYMLINK+="disk/by-id/riftblk-' /lib/udev/rules.d/60-riftblk.rules &&
 	grep -q "^ExecStart=/usr/sbin/riftctl apply --client" /lib/systemd/system/rift-client.service &&
 	grep -q "^ExecStart=/usr/sbin/riftctl apply --server" /lib/systemd/system/rift-server.service &&
 	! systemctl is-enabled rift-client.service >/dev/null 2>&1 &&

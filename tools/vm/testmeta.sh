@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Per-test metadata lives in the test's header comments:
 #   # rift-topology: single | two-vm
-#   # rift-timeout: SECONDS          (default: selftests/settings)
+#   # rift-timeout: SECONDS          (default: selftests/settings; a shell
+#                                      arithmetic expression, which may use
+#                                      RIFT_SOAK_* variables of the run)
 #   # rift-expect-dmesg: REGEX       (harness self-test only; may repeat:
 #                                      every one must match a report)
 #   # rift-server-restarts: N        (two-vm: the server VM may be killed
@@ -18,8 +20,9 @@ testmeta_timeout()
 	local t
 	t=$(testmeta_get "$1" timeout)
 	[ -n "$t" ] || t=$(sed -n 's/^timeout=//p' "$(dirname "$1")/settings")
-	# Slow kernels (the sanitizer one) stretch every timeout alike.
-	echo $(( ${t:-120} * ${RIFT_TIMEOUT_SCALE:-1} ))
+	# Slow kernels (the sanitizer one) stretch every timeout alike.  An
+	# expression may name a parameter of the run (soak.sh: its length).
+	echo $(( (${t:-120}) * ${RIFT_TIMEOUT_SCALE:-1} ))
 }
 
 testmeta_topology()

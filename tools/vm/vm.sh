@@ -56,6 +56,10 @@ dbgargs=
 # The command runs under bash in the guest, from the Rift tree.
 {
 	echo "export RIFT_TREE=/mnt/rift RIFT_OUT=/mnt/out RIFT_VM=$name RIFT_KVER=$kv RIFT_TIMEOUT_SCALE=$scale"
+	# The parameters of a soak run (tools/soak.sh) reach its test.
+	for v in ${!RIFT_SOAK_@}; do
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done
 	printf '%q ' "$@"
 	echo
 } > "$out/$name.cmd"
