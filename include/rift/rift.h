@@ -162,7 +162,10 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 		     const struct kvec *usr, size_t nr_usr,
 		     size_t data_len, struct scatterlist *sg,
 		     unsigned int sg_cnt);
+#ifdef CONFIG_RIFT_DEBUG
+/* Selftests only: see rift/rift-clt-debug.c. */
 int rift_clt_test_stale_rkey(struct rift_clt_sess *sess);
+#endif
 
 /**
  * enum rift_srv_link_ev - server session events
