@@ -33,7 +33,7 @@
 #include <linux/overflow.h>
 #include <asm/byteorder.h>
 
-#include <rift/rift-proto.h>
+#include "rift-proto.h"
 
 /* Descriptor alignment must be a power of two for the mask arithmetic. */
 static_assert((RIFT_IO_DESC_ALIGN & (RIFT_IO_DESC_ALIGN - 1)) == 0);

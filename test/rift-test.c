@@ -59,6 +59,12 @@
 #include "rift-test.h"
 
 #define RIFT_TEST_MAX_DEPTH	64
+/*
+ * Longest request of a read/write/verify run: the largest chunk the
+ * protocol allows (4 MiB), so that longer ones that reach the transport are
+ * refused by its own limit (max_io_size), which is what tests look at.
+ */
+#define RIFT_TEST_MAX_LEN	(4U << 20)
 #define RIFT_TEST_MAX_COUNT	1000000U
 /* Tickets of a live run carry this; a freed one does not. */
 #define RIFT_TEST_TICKET_LIVE	0x4c495645U	/* "LIVE" */
@@ -613,7 +619,7 @@ static int rift_test_run(struct rift_test_sess *ts, enum rift_test_op op,
 				ts->name, depth, len, offset, store_mb);
 			return -ERANGE;
 		}
-	} else if (!len || len > RIFT_CHUNK_SIZE_MAX) {
+	} else if (!len || len > RIFT_TEST_MAX_LEN) {
 		return -EINVAL;
 	}
 	depth = min(depth, count);

@@ -13,7 +13,7 @@
 
 #include <linux/types.h>
 #include <asm/byteorder.h>
-#include <rift/rift-proto.h>
+#include "rift-proto.h"
 
 #include "peer-rdma.h"
 
