@@ -32,11 +32,14 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 # The tree is laid out like drivers/: Kconfig symbols select the objects.
 # Out of tree there is no .config, so every module is built as =m here.
-# RIFT_TEST= leaves out the test ULP (packages do: dkms.conf).
+# RIFT_TEST= leaves out the test ULP and RIFT_DEBUG= the client's test
+# hooks (CONFIG_RIFT_DEBUG): packages do both (dkms.conf).  The selftests
+# need both, so a developer's `make` builds them.
 RIFT_TEST ?= m
+RIFT_DEBUG ?= y
 RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
-	       CONFIG_RIFT_TEST=$(RIFT_TEST) CONFIG_RIFTBLK_CLIENT=m \
-	       CONFIG_RIFTBLK_SERVER=m
+	       CONFIG_RIFT_DEBUG=$(RIFT_DEBUG) CONFIG_RIFT_TEST=$(RIFT_TEST) \
+	       CONFIG_RIFTBLK_CLIENT=m CONFIG_RIFTBLK_SERVER=m
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 

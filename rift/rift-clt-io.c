@@ -16,13 +16,6 @@
 #define RIFT_CLT_HDR_BUF	(RIFT_USR_LEN_MAX + RIFT_IO_DESC_ALIGN + \
 				 RIFT_IO_DESC_MAX_LEN)
 
-static struct rift_clt_con *rift_clt_wc_con(struct ib_wc *wc)
-{
-	struct rift_con *c = wc->qp->qp_context;
-
-	return container_of(c, struct rift_clt_con, c);
-}
-
 /* Give a permit back to the pool and wake a waiter. */
 static void rift_clt_permit_release(struct rift_clt_sess *sess, u32 id)
 {
@@ -34,7 +27,7 @@ static void rift_clt_permit_release(struct rift_clt_sess *sess, u32 id)
 }
 
 /* Drop one hold on a request slot's permit, see rift_clt_req.holds. */
-static void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req)
+void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req)
 {
 	if (atomic_dec_and_test(&req->holds))
 		rift_clt_permit_release(sess, req->permit_id);
@@ -226,7 +219,7 @@ static int rift_clt_rsp_rkey(struct rift_clt_con *con, struct rift_iu *iu,
 	if (rift_proto_rkey_decode(iu->buf, min_t(u32, wc->byte_len, iu->size),
 				   imm->chunk, &rkey))
 		return -EBADMSG;
-	path->old_rkeys[imm->chunk] = path->chunks[imm->chunk].rkey;
+	rift_clt_dbg_rkey_rotated(path, imm->chunk);
 	WRITE_ONCE(path->chunks[imm->chunk].rkey, rkey);
 	this_cpu_inc(path->stats->rkey_updates);
 	return 0;
@@ -1092,110 +1085,3 @@ u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess)
 	mutex_unlock(&sess->lock);
 	return bytes;
 }
-
-/* A stale-rkey probe: one signalled RDMA WRITE and what became of it. */
-struct rift_clt_probe {
-	struct ib_cqe		cqe;
-	struct completion	done;
-	enum ib_wc_status	status;
-};
-
-static void rift_clt_probe_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rift_clt_probe *p = container_of(wc->wr_cqe, struct rift_clt_probe,
-						cqe);
-
-	p->status = wc->status;
-	/* A refused WRITE leaves the QP in error: recover like any failure. */
-	if (wc->status != IB_WC_SUCCESS)
-		rift_clt_path_fail(rift_clt_wc_con(wc)->path, "stale-rkey probe refused");
-	complete(&p->done);
-}
-
-/**
- * rift_clt_test_stale_rkey() - test hook: write into a chunk with its old rkey
- * @sess: session with a connected always-invalidate path
- *
- * On a connected path, takes the permit of a chunk whose rkey has been
- * rotated and RDMA-WRITEs 8 bytes into the chunk under the rkey the
- * rotation replaced, as a stale or hostile client would.  The
- * server's device must refuse it; the refusal breaks the connection, so
- * the path fails and reconnects.  For selftests only.  May sleep.
- *
- * Return: 0 if the write was refused with a remote access error, -EIO if
- * it was accepted (the old key still worked), -ENOENT if no connected
- * path has a rotated chunk whose permit is free,
- * -EOPNOTSUPP if the device cannot send 8 bytes inline, -ECOMM for any
- * other completion status, or the error of posting.
- */
-int rift_clt_test_stale_rkey(struct rift_clt_sess *sess)
-{
-	static const u64 junk = 0x454c415453544652ULL;
-	struct rift_clt_probe probe = {
-		.cqe.done = rift_clt_probe_done,
-	};
-	struct ib_rdma_wr wr = {};
-	struct rift_clt_path *path, *found = NULL;
-	struct rift_clt_con *con;
-	struct ib_sge sge;
-	u32 id = 0;
-	int err;
-
-	init_completion(&probe.done);
-	/* As for requests: the close work waits for this before draining. */
-	rcu_read_lock();
-	list_for_each_entry_rcu(path, &sess->paths, entry) {
-		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED ||
-		    !path->always_inv)
-			continue;
-		for (id = 0; id < path->nr_chunks && id < sess->queue_depth; id++) {
-			if (!path->old_rkeys[id] ||
-			    path->old_rkeys[id] == READ_ONCE(path->chunks[id].rkey))
-				continue;
-			/* Own the chunk, as a request would, so none races us. */
-			if (test_and_set_bit_lock(id, sess->permit_map))
-				continue;
-			atomic_set(&sess->reqs[id].holds, 1);
-			found = path;
-			goto got;
-		}
-	}
-	err = -ENOENT;
-	goto out_unlock;
-got:
-	con = &found->cons[found->nr_cons > 1 ? 1 : RIFT_CLT_CON_CTL];
-	if (con->c.max_inline < sizeof(junk)) {
-		err = -EOPNOTSUPP;
-		goto out_unlock;
-	}
-	sge.addr = (uintptr_t)&junk;
-	sge.length = sizeof(junk);
-	sge.lkey = con->c.pd->local_dma_lkey;
-	wr.wr.opcode = IB_WR_RDMA_WRITE;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
-	wr.wr.wr_cqe = &probe.cqe;
-	wr.wr.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;
-	wr.remote_addr = found->chunks[id].addr;
-	wr.rkey = found->old_rkeys[id];
-	rift_con_signal_n(&con->c, 1);
-	err = ib_post_send(con->c.qp, &wr.wr, NULL);
-out_unlock:
-	rcu_read_unlock();
-	if (!err) {
-		/* Drain flushes it at the latest: the CQE never outlives us. */
-		wait_for_completion(&probe.done);
-		if (probe.status == IB_WC_REM_ACCESS_ERR)
-			err = 0;
-		else if (probe.status == IB_WC_SUCCESS)
-			err = -EIO;
-		else
-			err = -ECOMM;
-		pr_info("%s: stale rkey 0x%x on chunk %u: %s\n", sess->name,
-			wr.rkey, id, ib_wc_status_msg(probe.status));
-	}
-	if (found)
-		rift_clt_hold_put(sess, &sess->reqs[id]);
-	return err;
-}
-EXPORT_SYMBOL_GPL(rift_clt_test_stale_rkey);

@@ -39,14 +39,6 @@ module_param(ack_timeout, byte, 0644);
 MODULE_PARM_DESC(ack_timeout,
 		 "QP ack timeout, 4.096 us * 2^N (default 20: ~4.3 s; 0: rdma_cm's)");
 
-/*
- * Test hook: offer only this protocol version (0: the built-in range), so
- * a selftest can watch a server refuse a version it does not speak.
- */
-static ushort test_proto_version;
-module_param(test_proto_version, ushort, 0644);
-MODULE_PARM_DESC(test_proto_version, "Testing only: offer just this protocol version");
-
 static const char * const rift_clt_path_state_names[] = {
 	[RIFT_CLT_PATH_IDLE]		= "idle",
 	[RIFT_CLT_PATH_CONNECTING]	= "connecting",
@@ -267,10 +259,7 @@ static int rift_clt_con_route_resolved(struct rift_clt_con *con)
 	memset(req, 0, sizeof(*req));
 	req->min_version = RIFT_PROTO_VERSION_MIN;
 	req->max_version = RIFT_PROTO_VERSION_MAX;
-	if (READ_ONCE(test_proto_version)) {
-		req->min_version = READ_ONCE(test_proto_version);
-		req->max_version = req->min_version;
-	}
+	rift_clt_dbg_con_req(req);
 	memcpy(req->sess_uuid, sess->uuid, RIFT_UUID_LEN);
 	memcpy(req->path_uuid, path->uuid, RIFT_UUID_LEN);
 	req->con_idx = con->idx;
@@ -682,7 +671,6 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	struct rift_info req = {}, rsp = {};
 	struct rift_rbuf *chunks;
 	unsigned long *orphans;
-	u32 *old_rkeys;
 	struct rift_iu *tx;
 	int len, err;
 
@@ -784,17 +772,13 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	pr_debug("%s/%s: %u chunks of %u bytes, hb %u ms x %u\n", sess->name,
 		 path->name, rsp.nr_chunks, rsp.chunk_size, rsp.hb_interval_ms,
 		 rsp.hb_missed_max);
-	old_rkeys = kcalloc(rsp.nr_chunks, sizeof(*old_rkeys), GFP_KERNEL);
 	orphans = bitmap_zalloc(rsp.nr_chunks, GFP_KERNEL);
-	if (!old_rkeys || !orphans) {
-		kfree(old_rkeys);
+	if (!orphans || rift_clt_dbg_chunks_reset(path, rsp.nr_chunks)) {
 		bitmap_free(orphans);
 		kfree(chunks);
 		err = -ENOMEM;
 		goto out_drain;
 	}
-	kfree(path->old_rkeys);
-	path->old_rkeys = old_rkeys;
 	/* Emptied when the last instance closed; a new one starts clean. */
 	rift_clt_path_release_orphans(path);
 	bitmap_free(path->orphans);
@@ -1352,7 +1336,7 @@ static void rift_clt_path_release(struct kobject *kobj)
 
 	free_percpu(path->stats);
 	kfree(path->chunks);
-	kfree(path->old_rkeys);
+	rift_clt_dbg_path_free(path);
 	bitmap_free(path->orphans);
 	kfree(path->cons);
 	kfree(path);

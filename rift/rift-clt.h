@@ -170,7 +170,8 @@ struct rift_clt_stats {
  * @reconnect_attempts: failed attempts since the path was last connected
  * @nr_chunks: entries in @chunks
  * @chunks: the server's chunk table as seen on this path
- * @old_rkeys: per chunk, the rkey the last RSP_RKEY replaced (test hook)
+ * @old_rkeys: per chunk, the rkey the last RSP_RKEY replaced, for the
+ *	stale-rkey probe (CONFIG_RIFT_DEBUG only)
  * @always_inv: ALWAYS_INVALIDATE is on for this path instance
  * @can_cancel: the server accepted CANCEL for this path instance
  * @cancel_gen: it accepted CANCEL_GEN too: requests and CANCELs carry the
@@ -232,7 +233,9 @@ struct rift_clt_path {
 	u32				reconnect_attempts;
 	u32				nr_chunks;
 	struct rift_rbuf		*chunks;
+#ifdef CONFIG_RIFT_DEBUG
 	u32				*old_rkeys;
+#endif
 	bool				always_inv;
 	bool				can_cancel;
 	bool				cancel_gen;
@@ -495,6 +498,13 @@ static inline u16 rift_clt_nr_io_cons(const struct rift_clt_path *path)
 	return path->nr_cons - 1 - path->nr_poll_cons;
 }
 
+static inline struct rift_clt_con *rift_clt_wc_con(struct ib_wc *wc)
+{
+	struct rift_con *c = wc->qp->qp_context;
+
+	return container_of(c, struct rift_clt_con, c);
+}
+
 /* rift-clt-path.c */
 struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 					   const struct sockaddr_storage *src,
@@ -515,6 +525,7 @@ void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 
 /* rift-clt-io.c */
 int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm);
+void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req);
 void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_clt_fail_inflight(struct rift_clt_con *con);
 void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
@@ -525,6 +536,33 @@ int rift_clt_req_post(struct rift_clt_req *req);
 int rift_clt_reqs_init(struct rift_clt_sess *sess);
 u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
 void rift_clt_reqs_free(struct rift_clt_sess *sess);
+
+/*
+ * rift-clt-debug.c: the selftests' hooks, built with CONFIG_RIFT_DEBUG
+ * only; without it these are empty and the IO path keeps no test state.
+ */
+#ifdef CONFIG_RIFT_DEBUG
+void rift_clt_dbg_con_req(struct rift_con_req *req);
+int rift_clt_dbg_chunks_reset(struct rift_clt_path *path, u32 nr_chunks);
+void rift_clt_dbg_path_free(struct rift_clt_path *path);
+
+/* An RSP_RKEY is about to replace @chunk's rkey: remember the old one. */
+static inline void rift_clt_dbg_rkey_rotated(struct rift_clt_path *path, u32 chunk)
+{
+	path->old_rkeys[chunk] = path->chunks[chunk].rkey;
+}
+#else
+static inline void rift_clt_dbg_con_req(struct rift_con_req *req) {}
+static inline int rift_clt_dbg_chunks_reset(struct rift_clt_path *path,
+					    u32 nr_chunks)
+{
+	return 0;
+}
+
+static inline void rift_clt_dbg_path_free(struct rift_clt_path *path) {}
+static inline void rift_clt_dbg_rkey_rotated(struct rift_clt_path *path,
+					     u32 chunk) {}
+#endif
 
 /* rift-clt-sysfs.c */
 int rift_clt_path_sysfs_add(struct rift_clt_path *path);

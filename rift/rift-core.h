@@ -16,7 +16,7 @@
 #include <rdma/rdma_cm.h>
 
 #include <rift/rift.h>
-#include <rift/rift-proto.h>
+#include "rift-proto.h"
 
 /* rdma_cm address/route resolution budget, per step. */
 #define RIFT_RESOLVE_TIMEOUT_MS	5000

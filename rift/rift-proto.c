@@ -33,7 +33,7 @@
 #include <linux/overflow.h>
 #include <asm/byteorder.h>
 
-#include <rift/rift-proto.h>
+#include "rift-proto.h"
 
 /* Descriptor alignment must be a power of two for the mask arithmetic. */
 static_assert((RIFT_IO_DESC_ALIGN & (RIFT_IO_DESC_ALIGN - 1)) == 0);
@@ -998,7 +998,6 @@ int rift_info_start(struct rift_info_builder *b, void *buf, size_t cap, u16 type
 	b->len = sizeof(h);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rift_info_start);
 
 /* Append a TLV header and return its zeroed, padded value area. */
 static void *rift_info_reserve(struct rift_info_builder *b, u16 type, u16 len)
@@ -1047,7 +1046,6 @@ int rift_info_put(struct rift_info_builder *b, u16 type, const void *val, u16 le
 		memcpy(p, val, len);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rift_info_put);
 
 /**
  * rift_info_finish() - seal an INFO message
@@ -1067,7 +1065,6 @@ int rift_info_finish(struct rift_info_builder *b)
 	       sizeof(total));
 	return b->len;
 }
-EXPORT_SYMBOL_GPL(rift_info_finish);
 
 static int rift_info_put_u32(struct rift_info_builder *b, u16 type, u32 val)
 {
@@ -1578,7 +1575,6 @@ int rift_auth_transcript(enum rift_auth_role role, const struct rift_auth_ids *i
 	p = rift_auth_put(p, ids->host_name, hn + 1);
 	return p - buf;
 }
-EXPORT_SYMBOL_GPL(rift_auth_transcript);
 
 static int rift_hex_nibble(char c)
 {

@@ -23,7 +23,7 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 
-#include <rift/rift-proto.h>
+#include <rift/rift.h>
 #include <riftblk/riftblk-args.h>
 
 enum riftblk_key {

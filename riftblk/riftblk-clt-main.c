@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/completion.h>
 #include <linux/scatterlist.h>
+#include <linux/socket.h>
 
 #include "riftblk-clt.h"
 

@@ -42,8 +42,8 @@ all_connected()
 ktap_check "two rxe links" rift_rxe_pairs 2
 ktap_check "modules load, client offers always-invalidate" \
 	eval "rift_insmod rift/rift-core && rift_insmod rift/rift-client always_invalidate=1 &&
-	      rift_srv_load && rift_insmod rift/rift-test-srv store_mb=16 &&
-	      rift_insmod rift/rift-test"
+	      rift_srv_load && rift_insmod test/rift-test-srv store_mb=16 &&
+	      rift_insmod test/rift-test"
 defer rift_unload_all
 defer rift_test_close $S
 ktap_check "two-path session connected" \

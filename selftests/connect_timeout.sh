@@ -102,7 +102,7 @@ ktap_check "last_error says the connect timed out" \
 kill $mpid 2>/dev/null
 wait $mpid 2>/dev/null
 ktap_check "the real server is back: the same path reconnects, verified IO passes" \
-	eval "rift_srv_load && rift_insmod rift/rift-test-srv &&
+	eval "rift_srv_load && rift_insmod test/rift-test-srv &&
 	      rift_wait_until 30 eval '[ \"\$(rift_path_state $S $RIFT_P0)\" = connected ]' &&
 	      rift_test_io $S random 0 200 4 5"
 

@@ -201,7 +201,7 @@ mout=$OUT/mute.out
 mpid=$!
 defer kill $mpid
 rift_wait_until 10 grep -q listening "$mout"
-rift_insmod rift/rift-test
+rift_insmod test/rift-test
 echo 30000 > $P/connect_timeout_ms
 defer eval "echo 10000 > $P/connect_timeout_ms"
 t0=$(rift_now_ms)

@@ -69,7 +69,7 @@ ktap_check "client and test ULP load" \
 	eval "rift_insmod rift/rift-core && defer rift_unload_all &&
 	      rift_insmod rift/rift-client hb_interval_ms=500 hb_missed_max=3 \
 		reconnect_delay_ms=3000 reconnect_delay_max_ms=3000 &&
-	      rift_insmod rift/rift-test"
+	      rift_insmod test/rift-test"
 
 evil_pid=
 evil_start()

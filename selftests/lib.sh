@@ -118,8 +118,8 @@ rift_wait_until()
 }
 
 # Modules in load order; unload goes the other way.
-RIFT_MODULES=(rift/rift-core rift/rift-client rift/rift-server rift/rift-test-srv
-	      rift/rift-test riftblk/riftblk-client riftblk/riftblk-server)
+RIFT_MODULES=(rift/rift-core rift/rift-client rift/rift-server test/rift-test-srv
+	      test/rift-test riftblk/riftblk-client riftblk/riftblk-server)
 
 rift_modname()
 {
@@ -286,8 +286,8 @@ rift_transport_up()
 	rift_insmod rift/rift-core || return 1
 	rift_insmod rift/rift-client || return 1
 	rift_srv_load || return 1
-	rift_insmod rift/rift-test-srv "$@" || return 1
-	rift_insmod rift/rift-test "$@" || return 1
+	rift_insmod test/rift-test-srv "$@" || return 1
+	rift_insmod test/rift-test "$@" || return 1
 	defer rift_unload_all
 }
 

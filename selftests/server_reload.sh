@@ -54,7 +54,7 @@ ktap_check "the client's paths leave connected" \
 sleep 2
 ktap_info "waiting requests: $(cat $CS/pending); paths: $(rift_paths_snapshot $S)"
 ktap_check "reload rift_server and rift_test_srv" \
-	eval "rift_srv_load && rift_insmod rift/rift-test-srv store_mb=64"
+	eval "rift_srv_load && rift_insmod test/rift-test-srv store_mb=64"
 ktap_check "both paths reconnect to the new server" rift_wait_until 40 all_connected
 rift_wait_pid 240 $bg
 rc=$?

@@ -115,7 +115,7 @@ rift_test_io u1 random $((16 << 20)) 2000 8 4 &
 bg=$!
 sleep 2
 ktap_check "rmmod rift_test refused while a run uses its files" \
-	eval "kill -0 $bg && ! rmmod rift_test 2>/dev/null && rift_loaded rift/rift-test"
+	eval "kill -0 $bg && ! rmmod rift_test 2>/dev/null && rift_loaded test/rift-test"
 ktap_check "the run completes fine" \
 	eval "rift_wait_pid 60 $bg && [ \$(rift_test_stat u1 errors) = $e0 ]"
 ktap_check "no request completed twice or out of turn" \
@@ -129,8 +129,8 @@ ktap_check "then rift_test_srv, rift_server, rift_client and rift_core unload" \
 	eval "rmmod rift_test_srv && rmmod rift_server && rmmod rift_client && rmmod rift_core"
 ktap_check "no module left" \
 	eval "! rift_loaded rift/rift-core && ! rift_loaded rift/rift-client &&
-	      ! rift_loaded rift/rift-server && ! rift_loaded rift/rift-test &&
-	      ! rift_loaded rift/rift-test-srv"
+	      ! rift_loaded rift/rift-server && ! rift_loaded test/rift-test &&
+	      ! rift_loaded test/rift-test-srv"
 ktap_info "rdma resources: $(rdma_res)"
 ktap_check "the rxe devices hold what they held before Rift loaded" \
 	test "$(rdma_res)" = "$res_pre"

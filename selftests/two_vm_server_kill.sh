@@ -43,7 +43,7 @@ rift_srv_up()
 	rift_insmod rift/rift-core &&
 		rift_insmod rift/rift-server &&
 		rift_srv_allow_host riftvm-two-vm-server-kill-client &&
-		rift_insmod rift/rift-test-srv store_mb=$STORE_MB || return 1
+		rift_insmod test/rift-test-srv store_mb=$STORE_MB || return 1
 	defer rift_unload_all
 }
 
@@ -125,7 +125,7 @@ client()
 	ktap_check "client: rxe on eth0" rift_rxe_eth0 $CLT
 	ktap_check "client: rift-core, rift-client, rift-test load" \
 		eval "rift_insmod rift/rift-core && rift_insmod rift/rift-client &&
-		      rift_insmod rift/rift-test store_mb=$STORE_MB"
+		      rift_insmod test/rift-test store_mb=$STORE_MB"
 	defer rift_sync_post $T.done 1
 	defer rift_sync_post $T.io-done 1
 	defer rift_unload_all

@@ -59,7 +59,7 @@ add_counts()
 # Our kernel sources: what checkpatch, sparse and kernel-doc judge.
 kernel_sources()
 {
-	find include rift riftblk tools/vm/canary -name '*.[ch]' ! -name '*.mod.c' | sort
+	find include rift riftblk test tools/vm/canary -name '*.[ch]' ! -name '*.mod.c' | sort
 }
 
 echo "# rift: make check"
@@ -80,6 +80,13 @@ if [ -f tools/fuzz/Makefile ]; then
 	make -C tools/fuzz run FUZZ_SECONDS="${RIFT_FUZZ_SECONDS:-60}" > "$logs/fuzz.log" 2>&1
 	result $? "fuzz decoders for ${RIFT_FUZZ_SECONDS:-60}s" fuzz.log
 fi
+
+# As packaged (dkms.conf): no test ULP, no client test hooks.  First, so
+# that the build below leaves the selftests' modules in the tree.
+make -s W=1 RIFT_TEST= RIFT_DEBUG= modules > "$logs/build-nodebug.log" 2>&1
+rc=$?
+if grep -E 'warning:|error:' "$logs/build-nodebug.log" >/dev/null; then rc=1; fi
+result $rc "modules build clean with W=1 without test code (RIFT_DEBUG=)" build-nodebug.log
 
 make -s W=1 > "$logs/build.log" 2>&1
 rc=$?

@@ -101,8 +101,11 @@ dkms_built()
 			{ echo "$f: vermagic $(modinfo -F vermagic "$f")"; return 1; }
 		echo "$f"
 	done
-	# The test ULP is for the selftests only.
-	! find "/lib/modules/$kver/updates/dkms" -name 'rift-test*' | grep -q .
+	# The test ULP and the client's test hooks (CONFIG_RIFT_DEBUG) are
+	# for the selftests only.
+	! find "/lib/modules/$kver/updates/dkms" -name 'rift-test*' | grep -q . &&
+	f=$(find "/lib/modules/$kver/updates/dkms" -name 'rift-client.ko*' | head -n 1) &&
+	! modinfo -F parm "$f" | grep -q '^test_proto_version:'
 }
 
 riftctl_installed()
@@ -136,7 +139,7 @@ step "dpkg-buildpackage -us -uc -b: rift-dkms and riftctl" build &&
 step "lintian: no errors" lint
 if [ $fail -eq 0 ]; then
 	step "packages install" installed &&
-	step "DKMS built and installed the modules for $kver" dkms_built
+	step "DKMS built and installed the modules for $kver, without test code" dkms_built
 	step "riftctl, man page, bash completion and systemd units (not enabled) installed" riftctl_installed
 	step "purge: no DKMS module, source or file left" purged
 fi

@@ -10,19 +10,34 @@
 #ifndef _RIFT_H
 #define _RIFT_H
 
+/*
+ * Only <linux/types.h>: riftblk's codec and argument parser, which need
+ * the limits below, are built in user space too (tools/unit, tools/fuzz).
+ * The transport's wire format is its own business (rift/rift-proto.h).
+ */
 #include <linux/types.h>
-#include <linux/socket.h>
-#include <linux/uio.h>
-#include <linux/scatterlist.h>
-
-#include <rift/rift-proto.h>
 
 /* rdma_cm port a server listens on when its ULP names none. */
 #define RIFT_DEFAULT_PORT	7674
 
+/* Session and host names: 1..RIFT_NAME_MAX bytes, see rift_proto_name_valid(). */
+#define RIFT_NAME_MAX		64
+/* Longest ULP header of one request (rift_clt_request()'s @usr). */
+#define RIFT_USR_LEN_MAX	512U
+/* Length of a host secret, see struct rift_clt_open_args. */
+#define RIFT_AUTH_SECRET_MIN	16
+#define RIFT_AUTH_SECRET_MAX	64
+/* Most permits a session may ask for (rift_clt_open_args.queue_depth). */
+#define RIFT_MAX_QUEUE_DEPTH	4096
+/* Most connections of one path, poll connections included. */
+#define RIFT_MAX_CONS		256
+
 /* Most poll connections a client session may ask for, per path. */
 #define RIFT_CLT_MAX_POLL_CONS	32
 
+struct sockaddr_storage;
+struct kvec;
+struct scatterlist;
 struct rift_clt_sess;
 struct rift_permit;
 struct rift_srv_ctx;
@@ -144,6 +159,9 @@ struct rift_clt_req_ops {
 	void	(*done)(void *priv, int err);
 };
 
+bool rift_proto_name_valid(const char *name, size_t len);
+int rift_auth_parse_secret(const char *hex, size_t len, u8 *key);
+
 int rift_clt_parse_path(const char *buf, struct sockaddr_storage *src,
 			struct sockaddr_storage *dst, u16 port);
 struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args);
@@ -162,7 +180,10 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 		     const struct kvec *usr, size_t nr_usr,
 		     size_t data_len, struct scatterlist *sg,
 		     unsigned int sg_cnt);
+#ifdef CONFIG_RIFT_DEBUG
+/* Selftests only: see rift/rift-clt-debug.c. */
 int rift_clt_test_stale_rkey(struct rift_clt_sess *sess);
+#endif
 
 /**
  * enum rift_srv_link_ev - server session events

@@ -17,7 +17,7 @@
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 
-#include <rift/rift-proto.h>
+#include <rift/rift.h>
 
 /* "RBLK" in ASCII on the wire. */
 #define RIFTBLK_MAGIC			0x4b4c4252U

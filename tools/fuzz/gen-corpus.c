@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rift/rift-proto.h>
+#include "rift-proto.h"
 
 #include "fuzz.h"
 

@@ -6,7 +6,7 @@
  * tools/unit, which cannot share a file with the verbs headers.
  */
 #include <linux/types.h>
-#include <rift/rift-proto.h>
+#include "rift-proto.h"
 
 #include "mute-rsp.h"
 

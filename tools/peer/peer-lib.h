@@ -13,7 +13,7 @@
 
 #include <linux/types.h>
 #include <asm/byteorder.h>
-#include <rift/rift-proto.h>
+#include "rift-proto.h"
 
 #include "peer-rdma.h"
 
@@ -21,7 +21,7 @@
 
 /* Chunks every path asks for; the server may grant fewer. */
 #define PEER_QD			8
-/* rift-test's ULP header magic, "REST" (rift/rift-test.c). */
+/* rift-test's ULP header magic, "REST" (test/rift-test.c). */
 #define TEST_MAGIC		0x54534552U
 
 /* rift-test's ULP header, in front of every request. */

@@ -3,7 +3,7 @@
  * rift-evil: a hostile Rift server in user space, for the kernel client
  * (selftests/hostile_server.sh).
  *
- * It serves rift-test's store (rift/rift-test.c's ULP header, a RAM store
+ * It serves rift-test's store (test/rift-test.c's ULP header, a RAM store
  * here) well enough for the kernel client to bring paths up and run
  * verified IO, and breaks the protocol on purpose on the paths that come
  * in over its "bad" address, as the case given with -c says:

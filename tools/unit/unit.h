@@ -12,7 +12,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include <rift/rift-proto.h>
+#include "rift-proto.h"
 
 struct unit_test {
 	const char *name;

@@ -59,6 +59,12 @@
 #include "rift-test.h"
 
 #define RIFT_TEST_MAX_DEPTH	64
+/*
+ * Longest request of a read/write/verify run: the largest chunk the
+ * protocol allows (4 MiB), so that longer ones that reach the transport are
+ * refused by its own limit (max_io_size), which is what tests look at.
+ */
+#define RIFT_TEST_MAX_LEN	(4U << 20)
 #define RIFT_TEST_MAX_COUNT	1000000U
 /* Tickets of a live run carry this; a freed one does not. */
 #define RIFT_TEST_TICKET_LIVE	0x4c495645U	/* "LIVE" */
@@ -613,7 +619,7 @@ static int rift_test_run(struct rift_test_sess *ts, enum rift_test_op op,
 				ts->name, depth, len, offset, store_mb);
 			return -ERANGE;
 		}
-	} else if (!len || len > RIFT_CHUNK_SIZE_MAX) {
+	} else if (!len || len > RIFT_TEST_MAX_LEN) {
 		return -EINVAL;
 	}
 	depth = min(depth, count);
@@ -797,10 +803,12 @@ static const struct file_operations rift_test_io_fops = {
 	.llseek = noop_llseek,
 };
 
+#ifdef CONFIG_RIFT_DEBUG
 /*
  * Writing anything makes the transport write into a chunk with the rkey
  * always-invalidate rotated away; the write succeeds only if the server's
- * device refused it.  Selftests only.
+ * device refused it.  The hook exists only in a rift-client built with
+ * CONFIG_RIFT_DEBUG, and so does this file.
  */
 static ssize_t rift_test_stale_rkey_write(struct file *file,
 					  const char __user *ubuf,
@@ -824,6 +832,15 @@ static const struct file_operations rift_test_stale_rkey_fops = {
 	.write = rift_test_stale_rkey_write,
 	.llseek = noop_llseek,
 };
+
+static void rift_test_debugfs_hooks(struct rift_test_sess *ts)
+{
+	debugfs_create_file("stale_rkey", 0200, ts->dir, ts,
+			    &rift_test_stale_rkey_fops);
+}
+#else
+static void rift_test_debugfs_hooks(struct rift_test_sess *ts) {}
+#endif
 
 static ssize_t rift_test_last_read(struct file *file, char __user *ubuf,
 				   size_t count, loff_t *ppos)
@@ -1056,8 +1073,7 @@ static int rift_test_open_sess(char *args, struct rift_test_addrs *a)
 	debugfs_create_file("io", 0200, ts->dir, ts, &rift_test_io_fops);
 	debugfs_create_file("last", 0400, ts->dir, ts, &rift_test_last_fops);
 	debugfs_create_file("stats", 0400, ts->dir, ts, &rift_test_stats_fops);
-	debugfs_create_file("stale_rkey", 0200, ts->dir, ts,
-			    &rift_test_stale_rkey_fops);
+	rift_test_debugfs_hooks(ts);
 	mutex_lock(&rift_test_lock);
 	ts->state = RIFT_TEST_LIVE;
 	mutex_unlock(&rift_test_lock);

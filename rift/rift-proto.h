@@ -3,7 +3,11 @@
  * Rift wire format.
  *
  * Documentation/rift-protocol.rst is the specification; this header is its
- * C rendering.  Every multi-byte field on the wire is little endian except
+ * C rendering, private to the transport (rift-core, rift-client,
+ * rift-server) and to the user-space tools under tools/, which reach it by
+ * include path.  ULPs see include/rift/rift.h only: the limits both share
+ * (name, ULP header and secret lengths, queue depth, connections) are
+ * defined there.  Every multi-byte field on the wire is little endian except
  * the RDMA immediate, which verbs hand over in network order.  Wire structs
  * are named rift_wire_* and are never used for anything but (de)serialising:
  * the rest of Rift works on the host-order structs that the codec in
@@ -15,6 +19,8 @@
 #include <linux/types.h>
 #include <linux/bits.h>
 #include <linux/build_bug.h>
+
+#include <rift/rift.h>
 
 /* Protocol versions this build speaks; 0 is never a valid version. */
 #define RIFT_PROTO_VERSION_MIN		1
@@ -42,22 +48,16 @@
  */
 #define RIFT_AUTH_NONCE_LEN		32
 #define RIFT_AUTH_PROOF_LEN		32
-#define RIFT_AUTH_SECRET_MIN		16
-#define RIFT_AUTH_SECRET_MAX		64
 
-/* Sizing limits; see "Limits" in the specification. */
-#define RIFT_MAX_CONS			256
-#define RIFT_MAX_QUEUE_DEPTH		4096
+/* Sizing limits; see "Limits" in the specification (and rift.h). */
 #define RIFT_CHUNK_SIZE_MIN		4096U
 #define RIFT_CHUNK_SIZE_MAX		(4U << 20)
 #define RIFT_CHUNK_SIZE_ALIGN		4096U
 #define RIFT_IO_SIZE_MIN		512U
 #define RIFT_IO_SIZE_ALIGN		512U
 #define RIFT_CHUNK_HEADROOM		1024U
-#define RIFT_USR_LEN_MAX		512U
 #define RIFT_IO_MAX_SEGS		128U
 #define RIFT_IO_DESC_ALIGN		64U
-#define RIFT_NAME_MAX			64
 
 #define RIFT_HB_INTERVAL_MIN_MS		100U
 #define RIFT_HB_INTERVAL_MAX_MS		60000U
@@ -660,7 +660,6 @@ int rift_proto_version_pick(u16 cmin, u16 cmax, u16 smin, u16 smax);
 u64 rift_proto_features_accept(u64 offered, u64 supported);
 int rift_proto_features_check(u64 offered, u64 accepted);
 u64 rift_proto_features_acceptable(u64 offered);
-bool rift_proto_name_valid(const char *name, size_t len);
 
 /* Connection establishment private data. */
 int rift_proto_con_req_encode(const struct rift_con_req *req, void *buf, size_t cap);
@@ -726,7 +725,6 @@ struct rift_auth_ids {
 
 int rift_auth_transcript(enum rift_auth_role role, const struct rift_auth_ids *ids,
 			 u8 *buf, size_t cap);
-int rift_auth_parse_secret(const char *hex, size_t len, u8 *key);
 
 /* INFO messages. */
 int rift_info_start(struct rift_info_builder *b, void *buf, size_t cap, u16 type,

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rift client: hooks for the selftests, built only with CONFIG_RIFT_DEBUG.
+ *
+ * A production client never needs them and a distribution package is
+ * built without them (dkms.conf): they make the client misbehave on
+ * purpose, which is what a test of the server's defences needs.
+ *  - test_proto_version: offer one protocol version only, so a selftest
+ *    can watch a server refuse a version it does not speak.
+ *  - rift_clt_test_stale_rkey(): write into a chunk with the rkey that
+ *    always-invalidate rotated away, as a stale or hostile client would;
+ *    the client remembers each chunk's previous rkey for it (old_rkeys).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "rift-clt.h"
+
+static ushort test_proto_version;
+module_param(test_proto_version, ushort, 0644);
+MODULE_PARM_DESC(test_proto_version,
+		 "Testing only: offer just this protocol version (0: the built-in range)");
+
+/* Narrow the CON_REQ's version range to test_proto_version, if set. */
+void rift_clt_dbg_con_req(struct rift_con_req *req)
+{
+	u16 ver = READ_ONCE(test_proto_version);
+
+	if (ver) {
+		req->min_version = ver;
+		req->max_version = ver;
+	}
+}
+
+/*
+ * A new path instance with @nr_chunks chunks: no rkey was rotated yet.
+ * Called before the instance is connected, when neither the RSP_RKEY
+ * handler nor the probe looks at the array.
+ */
+int rift_clt_dbg_chunks_reset(struct rift_clt_path *path, u32 nr_chunks)
+{
+	u32 *old_rkeys = kcalloc(nr_chunks, sizeof(*old_rkeys), GFP_KERNEL);
+
+	if (!old_rkeys)
+		return -ENOMEM;
+	kfree(path->old_rkeys);
+	path->old_rkeys = old_rkeys;
+	return 0;
+}
+
+void rift_clt_dbg_path_free(struct rift_clt_path *path)
+{
+	kfree(path->old_rkeys);
+	path->old_rkeys = NULL;
+}
+
+/* A stale-rkey probe: one signalled RDMA WRITE and what became of it. */
+struct rift_clt_probe {
+	struct ib_cqe		cqe;
+	struct completion	done;
+	enum ib_wc_status	status;
+};
+
+static void rift_clt_probe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_clt_probe *p = container_of(wc->wr_cqe, struct rift_clt_probe,
+						cqe);
+
+	p->status = wc->status;
+	/* A refused WRITE leaves the QP in error: recover like any failure. */
+	if (wc->status != IB_WC_SUCCESS)
+		rift_clt_path_fail(rift_clt_wc_con(wc)->path, "stale-rkey probe refused");
+	complete(&p->done);
+}
+
+/**
+ * rift_clt_test_stale_rkey() - test hook: write into a chunk with its old rkey
+ * @sess: session with a connected always-invalidate path
+ *
+ * On a connected path, takes the permit of a chunk whose rkey has been
+ * rotated and RDMA-WRITEs 8 bytes into the chunk under the rkey the
+ * rotation replaced, as a stale or hostile client would.  The
+ * server's device must refuse it; the refusal breaks the connection, so
+ * the path fails and reconnects.  For selftests only.  May sleep.
+ *
+ * Return: 0 if the write was refused with a remote access error, -EIO if
+ * it was accepted (the old key still worked), -ENOENT if no connected
+ * path has a rotated chunk whose permit is free,
+ * -EOPNOTSUPP if the device cannot send 8 bytes inline, -ECOMM for any
+ * other completion status, or the error of posting.
+ */
+int rift_clt_test_stale_rkey(struct rift_clt_sess *sess)
+{
+	static const u64 junk = 0x454c415453544652ULL;
+	struct rift_clt_probe probe = {
+		.cqe.done = rift_clt_probe_done,
+	};
+	struct ib_rdma_wr wr = {};
+	struct rift_clt_path *path, *found = NULL;
+	struct rift_clt_con *con;
+	struct ib_sge sge;
+	u32 id = 0;
+	int err;
+
+	init_completion(&probe.done);
+	/* As for requests: the close work waits for this before draining. */
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry) {
+		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED ||
+		    !path->always_inv)
+			continue;
+		for (id = 0; id < path->nr_chunks && id < sess->queue_depth; id++) {
+			if (!path->old_rkeys[id] ||
+			    path->old_rkeys[id] == READ_ONCE(path->chunks[id].rkey))
+				continue;
+			/* Own the chunk, as a request would, so none races us. */
+			if (test_and_set_bit_lock(id, sess->permit_map))
+				continue;
+			atomic_set(&sess->reqs[id].holds, 1);
+			found = path;
+			goto got;
+		}
+	}
+	err = -ENOENT;
+	goto out_unlock;
+got:
+	con = &found->cons[found->nr_cons > 1 ? 1 : RIFT_CLT_CON_CTL];
+	if (con->c.max_inline < sizeof(junk)) {
+		err = -EOPNOTSUPP;
+		goto out_unlock;
+	}
+	sge.addr = (uintptr_t)&junk;
+	sge.length = sizeof(junk);
+	sge.lkey = con->c.pd->local_dma_lkey;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.wr_cqe = &probe.cqe;
+	wr.wr.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;
+	wr.remote_addr = found->chunks[id].addr;
+	wr.rkey = found->old_rkeys[id];
+	rift_con_signal_n(&con->c, 1);
+	err = ib_post_send(con->c.qp, &wr.wr, NULL);
+out_unlock:
+	rcu_read_unlock();
+	if (!err) {
+		/* Drain flushes it at the latest: the CQE never outlives us. */
+		wait_for_completion(&probe.done);
+		if (probe.status == IB_WC_REM_ACCESS_ERR)
+			err = 0;
+		else if (probe.status == IB_WC_SUCCESS)
+			err = -EIO;
+		else
+			err = -ECOMM;
+		pr_info("%s: stale rkey 0x%x on chunk %u: %s\n", sess->name,
+			wr.rkey, id, ib_wc_status_msg(probe.status));
+	}
+	if (found)
+		rift_clt_hold_put(sess, &sess->reqs[id]);
+	return err;
+}
+EXPORT_SYMBOL_GPL(rift_clt_test_stale_rkey);
