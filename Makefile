@@ -33,11 +33,13 @@ KDIR ?= /lib/modules/$(KVER)/build
 # The tree is laid out like drivers/: Kconfig symbols select the objects.
 # Out of tree there is no .config, so every module is built as =m here.
 # RIFT_TEST= leaves out the test ULP and RIFT_DEBUG= the client's test
-# hooks (CONFIG_RIFT_DEBUG): packages do both (dkms.conf).  The selftests
-# need both, so a developer's `make` builds them.
+# hooks (CONFIG_RIFT_DEBUG): packages do both (dkms.conf), and so does
+# `make install`.  The selftests need both, so a developer's `make`
+# builds them.
 RIFT_TEST ?= m
 RIFT_DEBUG ?= y
-RIFT_CONFIG := CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
+# Recursive (=): `make install` sets both empty for itself.
+RIFT_CONFIG = CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 	       CONFIG_RIFT_DEBUG=$(RIFT_DEBUG) CONFIG_RIFT_TEST=$(RIFT_TEST) \
 	       CONFIG_RIFTBLK_CLIENT=m CONFIG_RIFTBLK_SERVER=m
 
@@ -97,6 +99,9 @@ unit:
 fuzz:
 	$(MAKE) -C tools/fuzz run
 
+# What gets installed is a production build: no test ULP, no test hooks.
+install: RIFT_TEST :=
+install: RIFT_DEBUG :=
 install: modules riftctl
 	$(KMAKE) modules_install
 	depmod -a $(KVER)
