@@ -1095,20 +1095,28 @@ static bool inject_arm(unsigned int delay_ms, unsigned int fail, unsigned int co
 struct race_tally {
 	unsigned int early_stale;	/* ESTALE before the OPEN's answer */
 	unsigned int early_ok;		/* 0 before it */
-	unsigned int stale_after_ok;	/* ESTALE before it, after a 0 */
+	unsigned int stale_after_ok;	/* ESTALE, sent after a 0 came back */
 	unsigned int late_stale;	/* ESTALE after it */
 	unsigned int late_ok;		/* 0 after it */
 	unsigned int other;		/* any other answer */
 	int first_other;
 };
 
-static void race_count(struct race_tally *t, int err, bool open_answered)
+/*
+ * An IO's answer: @open_answered, whether the OPEN's answer came before
+ * it; @sent_published, whether the IO was sent after the peer knew the
+ * mapping was published (the OPEN answered 0 or an IO on it done).  Only
+ * such an IO is wrong to be ESTALE: one sent before may have been
+ * refused just before the publication and its answer overtaken.
+ */
+static void race_count(struct race_tally *t, int err, bool open_answered,
+		       bool sent_published)
 {
 	if (err == -ESTALE) {
-		if (open_answered)
-			t->late_stale++;
-		else if (t->early_ok)
+		if (sent_published)
 			t->stale_after_ok++;
+		else if (open_answered)
+			t->late_stale++;
 		else
 			t->early_stale++;
 	} else if (!err) {
@@ -1123,7 +1131,7 @@ static void race_count(struct race_tally *t, int err, bool open_answered)
 
 static void race_report(const char *what, const struct race_tally *t)
 {
-	diag("%s: before the OPEN's answer %u ESTALE, %u done (%u ESTALE after one done)",
+	diag("%s: before the OPEN's answer %u ESTALE, %u done (%u ESTALE sent after one done)",
 	     what, t->early_stale, t->early_ok, t->stale_after_ok);
 	diag("%s: after it %u ESTALE, %u done; %u other answers (first %d)", what,
 	     t->late_stale, t->late_ok, t->other, t->first_other);
@@ -1163,8 +1171,9 @@ static bool race_post(struct path *p, const struct rift_rbuf *region, u16 chunk,
  * mapping: every IO on both handles is ESTALE, during the OPEN and after
  * it.  RACE_DELAY: the OPEN succeeds with the guessed handle; an IO on
  * it is ESTALE until the mapping is published and done from then on (a
- * few may be answered before the OPEN, right behind the publication),
- * the handle after it is never given out.  Either way the session then
+ * few may be answered before the OPEN, right behind the publication; an
+ * IO sent after one was done is never ESTALE); the handle after it is
+ * never given out.  Either way the session then
  * maps, writes and reads as before.
  */
 static bool case_open_race(const struct peer_case *tc)
@@ -1172,10 +1181,11 @@ static bool case_open_race(const struct peer_case *tc)
 	const bool fail = tc->arg == RACE_FAIL;
 	u8 omsg[sizeof(struct riftblk_wire_open)];
 	struct race_tally g = { 0 }, g1 = { 0 };
-	struct riftblk_dev_info info;
+	struct riftblk_dev_info info = { 0 };
 	struct rift_rbuf region;
+	const u8 *orsp = NULL;
 	struct rift_imm rsp;
-	bool open_answered = false;
+	bool open_answered = false, sent_published[4] = { false };
 	unsigned int outstanding = 0;
 	long long hits0, t0 = 0, t_open = 0;
 	int open_err = 0;
@@ -1196,7 +1206,7 @@ static bool case_open_race(const struct peer_case *tc)
 	ok = ok && inject_arm(BLK_RACE_DELAY_MS, fail ? ENOMEM : 0, 1) &&
 	     blk_open_msg(omsg, dev_path, RIFTBLK_ACCESS_RW);
 	if (ok) {
-		peer_read_region(p.con[0], &region.addr, &region.rkey);
+		orsp = peer_read_region(p.con[0], &region.addr, &region.rkey);
 		region.len = RIFTBLK_RSP_BUF_LEN;
 		t0 = now_ms();
 		ok = io_build(&p, &io, RIFT_IO_READ, 0, NULL, RIFTBLK_RSP_BUF_LEN, omsg,
@@ -1206,6 +1216,7 @@ static bool case_open_race(const struct peer_case *tc)
 	}
 	for (c = 1; ok && c <= 3; c++, outstanding++)
 		ok = race_post(&p, &region, c, guess);
+	/* One IO in flight per chunk, sent again once answered. */
 	while (ok && outstanding) {
 		ok = recv_imm(&p, p.con[0], &rsp) &&
 		     EXPECT(rsp.type == RIFT_IMM_RSP && rsp.chunk <= 3,
@@ -1219,8 +1230,10 @@ static bool case_open_race(const struct peer_case *tc)
 			t_open = now_ms();
 			continue;
 		}
-		race_count(rsp.chunk == 2 ? &g1 : &g, rsp.err, open_answered);
+		race_count(rsp.chunk == 2 ? &g1 : &g, rsp.err, open_answered,
+			   sent_published[rsp.chunk]);
 		if (!open_answered) {
+			sent_published[rsp.chunk] = g.early_ok > 0;
 			ok = race_post(&p, &region, rsp.chunk, guess);
 			outstanding++;
 		}
@@ -1235,23 +1248,26 @@ static bool case_open_race(const struct peer_case *tc)
 	     EXPECT(inject_hits() == hits0 + 1, "rift-inject acted %lld times, expected once",
 		    inject_hits() - hits0) &&
 	     expect_errno(open_err, fail ? -ENOMEM : 0, "OPEN held by rift-inject") &&
-	     EXPECT(g.early_stale >= BLK_RACE_MIN_EARLY,
-		    "only %u IOs on the OPEN's handle answered ESTALE before it (%u done): not raced",
-		    g.early_stale, g.early_ok) &&
 	     EXPECT(!g.other && !g1.other, "IO on a guessed handle answered %d (%s)",
 		    g.other ? g.first_other : g1.first_other,
 		    strerror(g.other ? -g.first_other : -g1.first_other)) &&
 	     EXPECT(!g1.early_ok && !g1.late_ok, "IO on handle %u, never given out, done",
-		    guess + 1);
+		    guess + 1) &&
+	     EXPECT(!fail || (!g.early_ok && !g.late_ok),
+		    "%u IOs done on the mapping of an OPEN that failed", g.early_ok + g.late_ok) &&
+	     EXPECT(!g.stale_after_ok, "%u IOs sent after one was done on the handle: ESTALE",
+		    g.stale_after_ok) &&
+	     EXPECT(g.early_stale >= BLK_RACE_MIN_EARLY,
+		    "%u IOs on the OPEN's handle answered ESTALE before its answer (%u done), expected %u or more",
+		    g.early_stale, g.early_ok, BLK_RACE_MIN_EARLY);
 	if (ok && fail)
-		ok = EXPECT(!g.early_ok && !g.late_ok,
-			    "%u IOs done on the mapping of an OPEN that failed",
-			    g.early_ok + g.late_ok) &&
-		     blk_all_stale(&p, guess);
+		ok = blk_all_stale(&p, guess);
+	/* The handle guessed is the one the OPEN got. */
 	if (ok && !fail)
-		ok = EXPECT(!g.stale_after_ok && !g.late_stale,
-			    "ESTALE after IO on the same handle was done: %u before the OPEN's answer, %u after",
-			    g.stale_after_ok, g.late_stale) &&
+		ok = EXPECT(!riftblk_dev_info_decode(RIFTBLK_MSG_OPEN_RSP, orsp,
+						     RIFTBLK_RSP_BUF_LEN, &info) &&
+			    info.dev_id == guess, "the OPEN got handle %u, not %u",
+			    info.dev_id, guess) &&
 		     blk_dev(&p, RIFTBLK_MSG_INFO, guess, RIFT_IO_READ, RIFTBLK_RSP_BUF_LEN,
 			     &open_err, &info) &&
 		     expect_errno(open_err, 0, "INFO of the OPEN's guessed handle") &&
