@@ -36,7 +36,7 @@ cases=(rb_open_race_fail rb_open_race_delay)
 rm -rf "$OUT" && mkdir -p "$OUT"
 
 ktap_header
-ktap_plan $((${#cases[@]} + 12))
+ktap_plan $((${#cases[@]} + 14))
 
 ktap_check "one rxe link" rift_rxe_pairs 1
 ktap_check "modules load, dev_search_path=/dev" riftblk_up dev_search_path=/dev

@@ -1233,7 +1233,7 @@ static bool case_open_race(const struct peer_case *tc)
 		race_count(rsp.chunk == 2 ? &g1 : &g, rsp.err, open_answered,
 			   sent_published[rsp.chunk]);
 		if (!open_answered) {
-			sent_published[rsp.chunk] = g.early_ok > 0;
+			sent_published[rsp.chunk] = rsp.chunk != 2 && g.early_ok;
 			ok = race_post(&p, &region, rsp.chunk, guess);
 			outstanding++;
 		}
