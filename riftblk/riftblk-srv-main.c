@@ -522,8 +522,14 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	 * random value when the module loads: a handle a client kept from a
 	 * former server instance or session is almost surely unknown here
 	 * (ESTALE) rather than naming another device.
+	 *
+	 * The slot is only reserved here (a NULL entry, which lookups see
+	 * as absent): handles are sequential, so a client may guess this
+	 * one and send IO on it before the OPEN has finished, or on an OPEN
+	 * that then fails and frees the mapping under that IO.  The mapping
+	 * is published below, once nothing can fail any more.
 	 */
-	err = xa_alloc_cyclic(&sess->maps, &map->dev_id, map, xa_limit_32b,
+	err = xa_alloc_cyclic(&sess->maps, &map->dev_id, NULL, xa_limit_32b,
 			      &riftblk_srv_next_id, GFP_KERNEL);
 	if (err < 0)
 		goto err_put_dev;
@@ -539,6 +545,8 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 		d->nr_rw++;
 	else if (map->access_mode == RIFTBLK_ACCESS_MIGRATION)
 		d->nr_migration++;
+	/* Filling a reserved slot allocates nothing: it cannot fail. */
+	xa_store(&sess->maps, map->dev_id, map, GFP_KERNEL);
 	/* Before the unlock: a force_close may free the mapping after it. */
 	pr_info_ratelimited("%s: mapped %s (%pg) %s for host '%s' as dev_id %u\n",
 			    sess->name, req->path, map->bdev,

@@ -59,7 +59,7 @@ add_counts()
 # Our kernel sources: what checkpatch, sparse and kernel-doc judge.
 kernel_sources()
 {
-	find include rift riftblk test tools/vm/canary -name '*.[ch]' ! -name '*.mod.c' | sort
+	find include rift riftblk test tools/vm/canary tools/vm/inject -name '*.[ch]' ! -name '*.mod.c' | sort
 }
 
 echo "# rift: make check"

@@ -19,7 +19,12 @@
  * Options: -D DEV, the device the cases map (rw, a 4096-byte logical
  * block, discard, over 4 GiB + 128 MiB: riftblk_hostile.sh makes it);
  * -X DEV:DEV_ID, a device and the handle another (kernel) session maps it
- * under; -R FILE, a file on the server that is no block device; -N N, OPEN/CLOSE rounds of the loop case (500).
+ * under; -R FILE, a file on the server that is no block device; -N N,
+ * OPEN/CLOSE rounds of the loop case (500).
+ *
+ * The rb_open_race cases run only when named: they need the VM harness's
+ * rift-inject module (tools/vm/inject), which selftests/riftblk_open_race.sh
+ * loads, to hold an OPEN half-done.
  */
 
 #include <errno.h>
@@ -1051,6 +1056,232 @@ static bool case_close_during_io(const struct peer_case *tc)
 	return ok;
 }
 
+/* ------------------------------------------------------------------ */
+/* IO on a handle whose OPEN has not finished (needs rift-inject)      */
+/* ------------------------------------------------------------------ */
+
+enum {
+	RACE_FAIL,
+	RACE_DELAY,
+};
+
+/* How long rift-inject holds the OPEN between its handle and its answer. */
+#define BLK_RACE_DELAY_MS	1500
+/* Guessed-handle IOs that must have been answered while it held it. */
+#define BLK_RACE_MIN_EARLY	10
+
+/* rift-inject's (tools/vm/inject) count of kobject_add()s acted on. */
+static long long inject_hits(void)
+{
+	long long v = -1;
+	FILE *f = fopen("/sys/module/rift_inject/parameters/hits", "r");
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static bool inject_arm(unsigned int delay_ms, unsigned int fail, unsigned int count)
+{
+	return set_param("rift_inject", "delay_ms", delay_ms) &&
+	       set_param("rift_inject", "fail", fail) &&
+	       set_param("rift_inject", "count", count);
+}
+
+/* Answers to the guessed-handle IOs of one handle. */
+struct race_tally {
+	unsigned int early_stale;	/* ESTALE before the OPEN's answer */
+	unsigned int early_ok;		/* 0 before it */
+	unsigned int stale_after_ok;	/* ESTALE, sent after a 0 came back */
+	unsigned int late_stale;	/* ESTALE after it */
+	unsigned int late_ok;		/* 0 after it */
+	unsigned int other;		/* any other answer */
+	int first_other;
+};
+
+/*
+ * An IO's answer: @open_answered, whether the OPEN's answer came before
+ * it; @sent_published, whether the IO was sent after the peer knew the
+ * mapping was published (the OPEN answered 0 or an IO on it done).  Only
+ * such an IO is wrong to be ESTALE: one sent before may have been
+ * refused just before the publication and its answer overtaken.
+ */
+static void race_count(struct race_tally *t, int err, bool open_answered,
+		       bool sent_published)
+{
+	if (err == -ESTALE) {
+		if (sent_published)
+			t->stale_after_ok++;
+		else if (open_answered)
+			t->late_stale++;
+		else
+			t->early_stale++;
+	} else if (!err) {
+		if (open_answered)
+			t->late_ok++;
+		else
+			t->early_ok++;
+	} else if (!t->other++) {
+		t->first_other = err;
+	}
+}
+
+static void race_report(const char *what, const struct race_tally *t)
+{
+	diag("%s: before the OPEN's answer %u ESTALE, %u done (%u ESTALE sent after one done)",
+	     what, t->early_stale, t->early_ok, t->stale_after_ok);
+	diag("%s: after it %u ESTALE, %u done; %u other answers (first %d)", what,
+	     t->late_stale, t->late_ok, t->other, t->first_other);
+}
+
+/*
+ * The guessed-handle IO of @chunk: a READ (chunks 1 and 2) or a WRITE
+ * (chunk 3) at sector 8 of @id; chunk 2's names @id + 1.
+ */
+static bool race_post(struct path *p, const struct rift_rbuf *region, u16 chunk, u32 id)
+{
+	u8 msg[sizeof(struct riftblk_wire_io)];
+	struct rift_rbuf s = *region;
+	bool rd = chunk != 3;
+	struct io io;
+
+	s.addr += chunk * BLK_LBS;
+	s.len = BLK_LBS;
+	return io_msg(msg, chunk == 2 ? id + 1 : id,
+		      rd ? RIFTBLK_OP_READ : RIFTBLK_OP_WRITE, 0, BLK_LBS,
+		      BLK_LBS_SECTORS) > 0 &&
+	       io_build(p, &io, rd ? RIFT_IO_READ : RIFT_IO_WRITE, chunk, rd ? NULL : wdata,
+			BLK_LBS, msg, sizeof(msg), rd ? &s : NULL, rd ? 1 : 0) &&
+	       io_post(p, p->con[0], &io);
+}
+
+/*
+ * Handles are sequential: a client that saw one knows the next.  It OPENs
+ * -D and, without waiting for the answer, sends IO on the handle that
+ * OPEN is about to get (READs and a WRITE) and on the one after, again
+ * and again until the OPEN is answered.  rift-inject holds the OPEN
+ * BLK_RACE_DELAY_MS between the handle's allocation and its answer (in
+ * the mapping's kobject_add()), so many of those IOs arrive meanwhile:
+ * the server must answer each ESTALE, as for a handle it never gave out
+ * (not ENODEV, and never run one on the unfinished mapping).
+ * RACE_FAIL: rift-inject then fails the OPEN (ENOMEM), which frees the
+ * mapping: every IO on both handles is ESTALE, during the OPEN and after
+ * it.  RACE_DELAY: the OPEN succeeds with the guessed handle; an IO on
+ * it is ESTALE until the mapping is published and done from then on (a
+ * few may be answered before the OPEN, right behind the publication; an
+ * IO sent after one was done is never ESTALE); the handle after it is
+ * never given out.  Either way the session then
+ * maps, writes and reads as before.
+ */
+static bool case_open_race(const struct peer_case *tc)
+{
+	const bool fail = tc->arg == RACE_FAIL;
+	u8 omsg[sizeof(struct riftblk_wire_open)];
+	struct race_tally g = { 0 }, g1 = { 0 };
+	struct riftblk_dev_info info = { 0 };
+	struct rift_rbuf region;
+	const u8 *orsp = NULL;
+	struct rift_imm rsp;
+	bool open_answered = false, sent_published[4] = { false };
+	unsigned int outstanding = 0;
+	long long hits0, t0 = 0, t_open = 0;
+	int open_err = 0;
+	struct path p = { 0 };
+	struct io io;
+	u32 id, guess = 0;
+	bool ok;
+	u16 c;
+
+	ok = need_dev() && path_up(&p) &&
+	     EXPECT(p.info.queue_depth >= 4, "queue depth %u", p.info.queue_depth);
+	hits0 = inject_hits();
+	ok = ok && EXPECT(hits0 >= 0, "rift-inject is not loaded (tools/vm/inject)") &&
+	     /* The handle the next OPEN gets, from this one's. */
+	     blk_map(&p, dev_path, RIFTBLK_ACCESS_RW, &id) && blk_close_expect(&p, id, 0);
+	guess = id + 1;
+	pattern(wdata, BLK_LBS, 0x0be7);
+	ok = ok && inject_arm(BLK_RACE_DELAY_MS, fail ? ENOMEM : 0, 1) &&
+	     blk_open_msg(omsg, dev_path, RIFTBLK_ACCESS_RW);
+	if (ok) {
+		orsp = peer_read_region(p.con[0], &region.addr, &region.rkey);
+		region.len = RIFTBLK_RSP_BUF_LEN;
+		t0 = now_ms();
+		ok = io_build(&p, &io, RIFT_IO_READ, 0, NULL, RIFTBLK_RSP_BUF_LEN, omsg,
+			      sizeof(omsg), &region, 1) &&
+		     io_post(&p, p.con[0], &io);
+		outstanding++;
+	}
+	for (c = 1; ok && c <= 3; c++, outstanding++)
+		ok = race_post(&p, &region, c, guess);
+	/* One IO in flight per chunk, sent again once answered. */
+	while (ok && outstanding) {
+		ok = recv_imm(&p, p.con[0], &rsp) &&
+		     EXPECT(rsp.type == RIFT_IMM_RSP && rsp.chunk <= 3,
+			    "type %u chunk %u, expected an answer", rsp.type, rsp.chunk);
+		if (!ok)
+			break;
+		outstanding--;
+		if (!rsp.chunk) {
+			open_answered = true;
+			open_err = rsp.err;
+			t_open = now_ms();
+			continue;
+		}
+		race_count(rsp.chunk == 2 ? &g1 : &g, rsp.err, open_answered,
+			   sent_published[rsp.chunk]);
+		if (!open_answered) {
+			sent_published[rsp.chunk] = rsp.chunk != 2 && g.early_ok;
+			ok = race_post(&p, &region, rsp.chunk, guess);
+			outstanding++;
+		}
+	}
+	if (ok) {
+		diag("OPEN answered %d after %lld ms; IO on handles %u and %u meanwhile:",
+		     open_err, t_open - t0, guess, guess + 1);
+		race_report("the OPEN's handle", &g);
+		race_report("the handle after it", &g1);
+	}
+	ok = ok && inject_arm(0, 0, 0) &&
+	     EXPECT(inject_hits() == hits0 + 1, "rift-inject acted %lld times, expected once",
+		    inject_hits() - hits0) &&
+	     expect_errno(open_err, fail ? -ENOMEM : 0, "OPEN held by rift-inject") &&
+	     EXPECT(!g.other && !g1.other, "IO on a guessed handle answered %d (%s)",
+		    g.other ? g.first_other : g1.first_other,
+		    strerror(g.other ? -g.first_other : -g1.first_other)) &&
+	     EXPECT(!g1.early_ok && !g1.late_ok, "IO on handle %u, never given out, done",
+		    guess + 1) &&
+	     EXPECT(!fail || (!g.early_ok && !g.late_ok),
+		    "%u IOs done on the mapping of an OPEN that failed", g.early_ok + g.late_ok) &&
+	     EXPECT(!g.stale_after_ok, "%u IOs sent after one was done on the handle: ESTALE",
+		    g.stale_after_ok) &&
+	     EXPECT(g.early_stale >= BLK_RACE_MIN_EARLY,
+		    "%u IOs on the OPEN's handle answered ESTALE before its answer (%u done), expected %u or more",
+		    g.early_stale, g.early_ok, BLK_RACE_MIN_EARLY);
+	if (ok && fail)
+		ok = blk_all_stale(&p, guess);
+	/* The handle guessed is the one the OPEN got. */
+	if (ok && !fail)
+		ok = EXPECT(!riftblk_dev_info_decode(RIFTBLK_MSG_OPEN_RSP, orsp,
+						     RIFTBLK_RSP_BUF_LEN, &info) &&
+			    info.dev_id == guess, "the OPEN got handle %u, not %u",
+			    info.dev_id, guess) &&
+		     blk_dev(&p, RIFTBLK_MSG_INFO, guess, RIFT_IO_READ, RIFTBLK_RSP_BUF_LEN,
+			     &open_err, &info) &&
+		     expect_errno(open_err, 0, "INFO of the OPEN's guessed handle") &&
+		     blk_write_verify(&p, guess, 16, 0x0be8) && blk_close_expect(&p, guess, 0);
+	ok = ok && blk_all_stale(&p, guess + 1) &&
+	     /* The session is as good as before. */
+	     blk_map(&p, dev_path, RIFTBLK_ACCESS_RW, &id) &&
+	     blk_write_verify(&p, id, 24, 0x0be9) && blk_close_expect(&p, id, 0);
+	if (!ok)
+		inject_arm(0, 0, 0);
+	path_down(&p);
+	return ok;
+}
+
 /* After everything: the session still maps, writes and reads. */
 static bool case_still_serves(const struct peer_case *tc)
 {
@@ -1068,6 +1299,8 @@ static bool case_still_serves(const struct peer_case *tc)
 
 #define CASE(n, fn)		{ .name = n, .run = fn }
 #define VARIANT(n, fn, a)	{ .name = n, .run = fn, .arg = a }
+/* Only when named: they need tools/vm/inject's rift-inject loaded. */
+#define MANUAL(n, fn, a)	{ .name = n, .run = fn, .arg = a, .manual = true }
 
 const struct peer_case blk_cases[] = {
 	VARIANT("rb_handle_never_given",	case_foreign, FOREIGN_NEVER),
@@ -1103,6 +1336,8 @@ const struct peer_case blk_cases[] = {
 	CASE("rb_open_without_close",		case_open_no_close),
 	CASE("rb_close_during_io",		case_close_during_io),
 	CASE("rb_still_serves",			case_still_serves),
+	MANUAL("rb_open_race_fail",		case_open_race, RACE_FAIL),
+	MANUAL("rb_open_race_delay",		case_open_race, RACE_DELAY),
 };
 
 const size_t blk_nr_cases = ARRAY_SIZE(blk_cases);

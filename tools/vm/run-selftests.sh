@@ -63,8 +63,10 @@ done
 mkdir -p "$RIFT_TOP/build"
 if [ "$(cat "$RIFT_TOP/build/modules.kver" 2>/dev/null)" != "$KVER" ]; then
 	make -s -C "$RIFT_TOP" clean-modules >/dev/null 2>&1
-	make -s -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
-		M="$RIFT_TOP/tools/vm/canary" clean >/dev/null 2>&1
+	for m in canary inject; do
+		make -s -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
+			M="$RIFT_TOP/tools/vm/$m" clean >/dev/null 2>&1
+	done
 	mkdir -p "$RIFT_TOP/build"
 	echo "$KVER" > "$RIFT_TOP/build/modules.kver"
 fi
@@ -76,9 +78,13 @@ mkdir -p "$out/results"
 echo "# kernel $KVER, timeouts x$RIFT_TIMEOUT_SCALE" > "$out/kernel"
 make -s -C "$RIFT_TOP" modules >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; vm_die "module build failed"; }
-make -s -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
-	M="$RIFT_TOP/tools/vm/canary" modules >>"$out/build.log" 2>&1 ||
-	{ cat "$out/build.log" >&2; vm_die "canary module build failed"; }
+# The harness's own test modules: the canary, and rift-inject for
+# riftblk_open_race.sh.
+for m in canary inject; do
+	make -s -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
+		M="$RIFT_TOP/tools/vm/$m" modules >>"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; vm_die "$m module build failed"; }
+done
 # The hostile peer runs from the read-only tree: build it here.
 make -s -C "$RIFT_TOP/tools/peer" >>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; vm_die "rift-peer build failed"; }
