@@ -225,6 +225,32 @@ static int rift_clt_rsp_rkey(struct rift_clt_con *con, struct rift_iu *iu,
 	return 0;
 }
 
+/*
+ * A server sends a heartbeat per tick of its own, at most one per
+ * RIFT_HB_INTERVAL_MIN_MS: twice that rate over one of our intervals,
+ * plus slack for ticks that drift apart, is as many as a well-behaved one
+ * can send.  Counted in windows of an interval that start with the
+ * heartbeat that finds the last one over, here rather than by our tick:
+ * the tick runs only once the path is CONNECTED, and a server that starts
+ * its flood right after INFO_RSP would otherwise be counted against a
+ * limit no attempt had set yet.  Concurrent CQ callbacks may lose a count
+ * or a window start between them: the limit is far from the edge either
+ * way.
+ *
+ * Return: true if this heartbeat is one too many.
+ */
+static bool rift_clt_hb_flood(struct rift_clt_path *path)
+{
+	u32 ivl = READ_ONCE(path->sess->hb_interval_ms);
+	unsigned long start = READ_ONCE(path->hb_rx_start);
+
+	if (time_after_eq(jiffies, start + msecs_to_jiffies(ivl))) {
+		WRITE_ONCE(path->hb_rx_start, jiffies);
+		atomic_set(&path->hb_rx, 0);
+	}
+	return atomic_inc_return(&path->hb_rx) > 2 * (ivl / RIFT_HB_INTERVAL_MIN_MS) + 4;
+}
+
 /**
  * rift_clt_rx_done() - completion of every receive on a client connection
  * @cq: completion queue
@@ -284,12 +310,9 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rift_clt_rsp(con, &imm);
 		break;
 	case RIFT_IMM_HB:
-		/*
-		 * A server sends one per tick of its own (100 ms at least);
-		 * answering a flood would only keep our send queue full.
-		 */
-		if (atomic_inc_return(&path->hb_rx) > READ_ONCE(path->hb_rx_max)) {
-			rift_clt_path_fail(path, "heartbeat flood from the server");
+		/* Answering a flood would only keep our send queue full. */
+		if (rift_clt_hb_flood(path)) {
+			rift_clt_path_abort(path, "heartbeat flood from the server");
 			return;
 		}
 		imm.type = RIFT_IMM_HB_ACK;

@@ -832,18 +832,6 @@ static int rift_clt_path_adopt_limits(struct rift_clt_path *path)
 }
 
 /*
- * The server sends a heartbeat per tick of its own, at most one per
- * RIFT_HB_INTERVAL_MIN_MS: twice that rate over our tick, plus slack for
- * ticks that drift apart, is as many as a well-behaved one can send.
- */
-static void rift_clt_path_hb_rx_reset(struct rift_clt_path *path)
-{
-	WRITE_ONCE(path->hb_rx_max,
-		   2 * (READ_ONCE(path->sess->hb_interval_ms) / RIFT_HB_INTERVAL_MIN_MS) + 4);
-	atomic_set(&path->hb_rx, 0);
-}
-
-/*
  * Establish every connection of a path and run the INFO exchange.  Called
  * with ->conn_mutex held, from the connect work only.
  *
@@ -871,6 +859,12 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	init_completion(&path->info_tx_done);
 	path->info_err = 0;
 	path->info_len = 0;
+	/*
+	 * The server may start sending heartbeats as soon as it answered
+	 * INFO: count them from here, not from what an earlier attempt saw.
+	 */
+	atomic_set(&path->hb_rx, 0);
+	WRITE_ONCE(path->hb_rx_start, jiffies);
 
 	for (i = 0; i < path->nr_cons; i++) {
 		err = rift_clt_con_connect(&path->cons[i]);
@@ -905,7 +899,6 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	path->hca_port = path->cons[0].c.cm_id->port_num;
 	path->hb_missed = 0;
 	path->hb_outstanding = false;
-	rift_clt_path_hb_rx_reset(path);
 	atomic_set(&path->rx_seen, 1);
 	for (i = 0; i < path->nr_cons; i++) {
 		path->cons[i].stalled = 0;
@@ -1094,7 +1087,6 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 	rift_clt_path_poll_tick(path);
 	path->hb_interval_ms = READ_ONCE(path->sess->hb_interval_ms);
 	path->hb_missed_max = READ_ONCE(path->sess->hb_missed_max);
-	rift_clt_path_hb_rx_reset(path);
 	if (atomic_xchg(&path->rx_seen, 0))
 		path->hb_missed = 0;
 	else
@@ -1218,14 +1210,21 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
 	}
 }
 
-/*
- * What the path ran over is gone: a connected path is failed (its close
- * work releases everything it holds); a path being set up has its
- * attempt aborted and every wait of the attempt woken, so the connect
- * work closes its connections now rather than after connect_timeout_ms.
- * Must not wait for teardown: called from rift-core's notifiers.
+/**
+ * rift_clt_path_abort() - fail a path, also while it is being set up
+ * @path: path
+ * @why: reason for last_error and the log
+ *
+ * A connected path is failed (its close work releases everything it
+ * holds); a path being set up has its attempt aborted with @why in
+ * last_error and every wait of the attempt woken, so the connect work
+ * closes its connections now rather than after connect_timeout_ms.  For
+ * what the path ran over going away, and for a server that misbehaves
+ * before the path is up (rift_clt_path_fail() would abort the attempt
+ * without a reason).  Must not wait for teardown: called from rift-core's
+ * notifiers and from CQ callbacks.
  */
-static void rift_clt_path_lost(struct rift_clt_path *path, const char *why)
+void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
 {
 	unsigned long flags;
 	bool setup;
@@ -1274,7 +1273,7 @@ void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
 	if (!uses)
 		return;
 	snprintf(why, sizeof(why), "RDMA device %s removed", dev_name(&dev->ib_dev->dev));
-	rift_clt_path_lost(path, why);
+	rift_clt_path_abort(path, why);
 }
 
 /**
@@ -1300,7 +1299,7 @@ void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
 	if (!uses)
 		return;
 	snprintf(why, sizeof(why), "RDMA port %s/%u down", dev_name(&dev->ib_dev->dev), port);
-	rift_clt_path_lost(path, why);
+	rift_clt_path_abort(path, why);
 }
 
 /**

@@ -199,8 +199,8 @@ struct rift_clt_stats {
  * @hb_missed: ticks without traffic so far
  * @rx_seen: something arrived since the last tick (0 or 1)
  * @hb_outstanding: a heartbeat was sent and not yet answered
- * @hb_rx: heartbeats the server sent since the last tick
- * @hb_rx_max: more than this many within one tick is a flood
+ * @hb_rx: heartbeats the server sent since @hb_rx_start
+ * @hb_rx_start: start of the current flood-count window, in jiffies
  * @conn_mutex: serialises connecting and tearing down the connections
  * @setup_failed: a connection failed while the path was (re)connecting
  * @hb_seq: sequence number of the last heartbeat sent
@@ -260,7 +260,7 @@ struct rift_clt_path {
 	atomic_t			rx_seen;
 	bool				hb_outstanding;
 	atomic_t			hb_rx;
-	u32				hb_rx_max;
+	unsigned long			hb_rx_start;
 	struct mutex			conn_mutex;	/* cons[] setup/teardown */
 	bool				setup_failed;
 	u16				hb_seq;
@@ -512,6 +512,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 void rift_clt_path_destroy(struct rift_clt_path *path);
 int rift_clt_path_connect_now(struct rift_clt_path *path);
 void rift_clt_path_fail(struct rift_clt_path *path, const char *why);
+void rift_clt_path_abort(struct rift_clt_path *path, const char *why);
 void rift_clt_path_reconnect(struct rift_clt_path *path);
 void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
 void rift_clt_path_disconnect(struct rift_clt_path *path);

@@ -108,13 +108,18 @@ sampler_pid=
 reasons_start()
 {
 	: > "$OUT/reasons"
+	: > "$OUT/states"
 	(
 		prev=
 		while :; do
-			r=
+			r= st=
 			{ read -r r < "$CS/paths/$P1/last_error"; } 2>/dev/null
+			{ read -r st < "$CS/paths/$P1/state"; } 2>/dev/null
 			[ "$r" != "$prev" ] && echo "$r" >> "$OUT/reasons"
 			prev=$r
+			# Every state the bad path went through, for the diagnosis.
+			[ "$st" != "$pst" ] && echo "$(date +%s.%N | cut -c1-14) $st: $r" >> "$OUT/states"
+			pst=$st
 			sleep 0.1
 		done
 	) &
@@ -145,6 +150,23 @@ log_mark()
 log_since()
 {
 	dmesg | tail -n +$((mark + 1))
+}
+
+# A case that failed a check leaves rift-evil's own log, the bad path's
+# states and reasons and the kernel log since the case began in RIFT_OUT
+# (the harness keeps that directory; OUT is removed at the end).
+case_fails=0
+case_keep()
+{
+	local d
+
+	[ "$__ktap_fail" = "$case_fails" ] && return 0
+	case_fails=$__ktap_fail
+	d=$RIFT_OUT/hostile_server.$1.$__ktap_n
+	mkdir -p "$d" &&
+		cp "$OUT/evil.log" "$OUT/reasons" "$OUT/states" "$d/" 2>/dev/null
+	log_since > "$d/dmesg"
+	ktap_info "$1: failed: rift-evil's log, path states and kernel log kept in $d"
 }
 
 open_both()
@@ -182,6 +204,7 @@ for c in "${IO_CASES[@]}"; do
 		ktap_fail "$name: IO completed, data verified"
 		ktap_fail "$name: reason logged"
 		session_end
+		case_keep "$name"
 		continue
 	fi
 	[ "$name" = late_rsp ] && echo 2000 > "$CS/io_timeout_ms"
@@ -205,8 +228,9 @@ for c in "${IO_CASES[@]}"; do
 	ktap_check "$name: IO completed, data verified" eval "$ioc"
 	ktap_check "$name: reason logged" \
 		eval "log_since | grep -qE '$S/$P1: .*($want)'"
-	grep -E 'fired|closed' "$OUT/evil.log" | head -n 4 | sed "s/^/# $name: evil: /"
+	grep -E 'fired|flood|closed' "$OUT/evil.log" | head -n 4 | sed "s/^/# $name: evil: /"
 	session_end
+	case_keep "$name"
 done
 
 for c in "${INFO_CASES[@]}"; do
@@ -227,6 +251,7 @@ for c in "${INFO_CASES[@]}"; do
 	ktap_check "$name: the session works on the good path" \
 		eval "io write $seed && io verify $seed"
 	session_end
+	case_keep "$name"
 done
 
 ktap_check "no completion twice or for a request not in flight" \
