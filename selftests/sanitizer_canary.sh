@@ -7,6 +7,7 @@
 # rift-expect-dmesg: kmemleak: .* allocated by Rift
 # rift-expect-dmesg: UBSAN: array-index-out-of-bounds
 # rift-expect-dmesg: KASAN: slab-out-of-bounds
+# rift-allow-skip: its faults need the sanitizer kernel; on another it skips
 #
 # The sanitizer kernel's (tools/debug-kernel.sh) checks, proven able to
 # fail a test: the harness canary module commits one deliberate fault per

@@ -11,9 +11,11 @@
  *   S/io	write "write|read|verify OFFSET LEN SEED [COUNT [DEPTH]]":
  *		COUNT requests of LEN bytes at OFFSET, OFFSET+LEN, ...,
  *		DEPTH of them in flight; write fills a pattern derived from
- *		SEED and the offset, verify reads it back and compares.  The
- *		run stops submitting at the first request that cannot be
- *		submitted.
+ *		SEED and the offset, verify reads it back and compares.
+ *		A verified read lands in a buffer first filled with the
+ *		complement of what it must bring (so data that never
+ *		arrived cannot verify).  The run stops submitting at the
+ *		first request that cannot be submitted.
  *		or write "random OFFSET COUNT DEPTH SEED [MAXLEN]": COUNT
  *		requests of random direction and random size (1 byte up to
  *		MAXLEN, default and at most the session's max_io_size), DEPTH
@@ -230,16 +232,17 @@ static u8 rift_test_byte(u64 key, u64 pos)
 	return rift_test_word(key, pos >> 3) >> (8 * (pos & 7));
 }
 
-static void rift_test_fill_buf(u8 *p, u32 n, u64 key, u64 pos)
+/* @inv: 0 for the pattern, ~0 for its complement (see rift_test_poison()) */
+static void rift_test_fill_buf(u8 *p, u32 n, u64 key, u64 pos, u64 inv)
 {
 	u32 i = 0;
 
 	for (; i < n && ((pos + i) & 7); i++)
-		p[i] = rift_test_byte(key, pos + i);
+		p[i] = rift_test_byte(key, pos + i) ^ (u8)inv;
 	for (; i + 8 <= n; i += 8)
-		put_unaligned_le64(rift_test_word(key, (pos + i) >> 3), p + i);
+		put_unaligned_le64(rift_test_word(key, (pos + i) >> 3) ^ inv, p + i);
 	for (; i < n; i++)
-		p[i] = rift_test_byte(key, pos + i);
+		p[i] = rift_test_byte(key, pos + i) ^ (u8)inv;
 }
 
 /* Return: index of the first byte of @p that differs, or @n. */
@@ -259,7 +262,7 @@ static u32 rift_test_check_buf(const u8 *p, u32 n, u64 key, u64 pos)
 	return n;
 }
 
-static void rift_test_fill(struct rift_test_slot *slot)
+static void rift_test_fill_inv(struct rift_test_slot *slot, u64 inv)
 {
 	u32 done, n;
 	unsigned int i;
@@ -267,8 +270,27 @@ static void rift_test_fill(struct rift_test_slot *slot)
 	for (i = 0, done = 0; done < slot->len; i++, done += n) {
 		n = min_t(u32, PAGE_SIZE, slot->len - done);
 		rift_test_fill_buf(page_address(slot->pages[i]), n, slot->key,
-				   slot->offset + done);
+				   slot->offset + done, inv);
 	}
+}
+
+static void rift_test_fill(struct rift_test_slot *slot)
+{
+	rift_test_fill_inv(slot, 0);
+}
+
+/*
+ * Before a verified read: every byte of the buffer becomes the complement
+ * of the byte the read must bring.  A slot's pages often hold exactly the
+ * expected data already (random mode writes a region from the slot that
+ * then reads it back; freed pages of a write run come back to the next
+ * verify run), so without this a read whose data never arrived would
+ * verify.  A fixed poison byte would not do either: a one-byte read
+ * expecting that very byte would pass.
+ */
+static void rift_test_poison(struct rift_test_slot *slot)
+{
+	rift_test_fill_inv(slot, ~0ULL);
 }
 
 static int rift_test_check(struct rift_test_run *run, struct rift_test_slot *slot)
@@ -375,6 +397,8 @@ static void rift_test_prepare(struct rift_test_run *run,
 		slot->verify = run->op == RIFT_TEST_OP_VERIFY;
 		if (slot->dir == RIFT_WRITE)
 			rift_test_fill(slot);
+		else if (slot->verify)
+			rift_test_poison(slot);
 		return;
 	}
 	r = prandom_u32_state(&run->rnd);
@@ -390,6 +414,7 @@ static void rift_test_prepare(struct rift_test_run *run,
 		slot->len = 1 + prandom_u32_state(&run->rnd) % slot->written_len;
 		slot->key = rift_test_key(run->seed, slot->written_gen);
 		slot->verify = true;
+		rift_test_poison(slot);
 	}
 }
 

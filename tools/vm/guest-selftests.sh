@@ -64,6 +64,42 @@ kmemleak_check()
 		END { flush() }' "$res/$1.kmemleak"
 }
 
+# ktap_judge TEST KEY: what the test printed must match what it planned,
+# and it may not skip.  Sets rc.
+#  - The plan "1..N" must be there and N points printed: a test that died
+#    half way (set -e, a killed shell, an exit in a helper) with only
+#    passing points so far would pass on its exit status alone.
+#  - A skipped test, or a skipped point, fails: every tool a test needs is
+#    installed by tools/deps.sh, so a skip here means a precondition broke
+#    (a missing fio, a peer that does not run) and the check it guards
+#    never ran.  A test that may skip says why in its header with
+#    "# rift-allow-skip: REASON" (tools/vm/testmeta.sh).
+ktap_judge()
+{
+	local t=$1 key=$2 log=$res/$2.log plan n skips allow
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
+	n=$(grep -cE '^(not )?ok [0-9]+' "$log")
+	skips=$(grep -E '^ok [0-9]+ .*# SKIP|^1\.\.0 # SKIP' "$log" | head -n 3)
+	[ "$rc" = 4 ] && [ -z "$skips" ] && skips="exit status 4 (skip)"
+	allow=$(testmeta_get "$top/selftests/$t.sh" allow-skip)
+	if [ "$rc" = 0 ] || [ "$rc" = 4 ]; then
+		if [ -z "$plan" ]; then
+			rc=1
+			echo "KTAP: no plan (1..N) printed" >> "$res/$key.why"
+		elif [ "$plan" != "$n" ]; then
+			rc=1
+			echo "KTAP: plan 1..$plan but $n test points printed" >> "$res/$key.why"
+		fi
+	fi
+	if [ -n "$skips" ] && [ -z "$allow" ]; then
+		[ "$rc" != 0 ] && [ "$rc" != 4 ] || rc=1
+		{
+			echo "skipped, and the test has no '# rift-allow-skip:' reason:"
+			printf '%s\n' "$skips"
+		} >> "$res/$key.why"
+	fi
+}
+
 dmesg -C
 for t in "$@"; do
 	key=$t
@@ -92,6 +128,7 @@ for t in "$@"; do
 	[ -n "$rc" ] || { wait "$pid"; rc=$?; }
 
 	echo "rift-selftest: end $key rc=$rc" > /dev/kmsg
+	ktap_judge "$t" "$key"
 	leaks=$(kmemleak_check "$key")
 	dmesg -c > "$res/$key.dmesg"
 	bad=$("$top/tools/vm/dmesg-check.sh" < "$res/$key.dmesg")

@@ -23,9 +23,10 @@
 #    in its environment (the first boot is incarnation 1);
 #  - records the kill and how long the replacement took to boot (until its
 #    test started) in results/<test>.server.restarts.
-# A killed incarnation gives no verdict: its log is kept as
-# results/<test>.server.killed<K>.log and the server's verdict (and the
-# kernel log check) is the last incarnation's.  Every incarnation runs
+# A killed incarnation gives no verdict of its own: its log is kept as
+# results/<test>.server.killed<K>.log and the server's verdict is the
+# last incarnation's, failed too if the console of a killed one (its
+# kernel log up to the kill) reports a problem.  Every incarnation runs
 # within the deadline of the first, so restarts do not extend the test;
 # the watchdog guards each of them as it guards any VM.
 #
@@ -131,6 +132,42 @@ reap_vm()
 	} >> "$out/results/$key.why"
 }
 
+# fail_key KEY MESSAGE...: test KEY (test or test.role) failed for a
+# reason the harness found outside the guest's own checks.
+fail_key()
+{
+	local key=$1 rc
+	shift
+	rc=$(cat "$out/results/$key.rc" 2>/dev/null)
+	[ "$rc" != 0 ] && [ "$rc" != 4 ] && [ -n "$rc" ] || echo 1 > "$out/results/$key.rc"
+	printf '%s\n' "$@" >> "$out/results/$key.why"
+}
+
+# vm_ended NAME ROLE VMRC HAD_CURRENT: after a VM ended by itself (not
+# killed at a test's request).  The guest judges the kernel log of each
+# test's own span; this judges the rest of the VM's console, which holds
+# every message at warning level or worse (vm.sh boots with loglevel=5):
+# boot, between tests, after the last one, shutdown.  A report there, or
+# a VM that exited non-zero (died, timed out: 124, 125) while no test was
+# running (reap_vm blamed that test then), fails the last test the VM
+# ended, else the first it began.
+vm_ended()
+{
+	local name=$1 role=$2 vmrc=$3 had_current=$4 log key bad
+	log=$out/console-$name.log
+	[ -f "$log" ] || return 0
+	key=$(sed -n 's/.*rift-selftest: end \([^ ]*\) rc=.*/\1/p' "$log" | tail -n 1)
+	[ -n "$key" ] || key=$(sed -n 's/.*rift-selftest: begin \([^ ]*\).*/\1/p' "$log" | head -n 1)
+	[ -n "$key" ] || return 0
+	bad=$(awk '/rift-selftest: begin /{ t = 1 } !t { print } /rift-selftest: end /{ t = 0 }' \
+		"$log" | "$RIFT_TOP/tools/vm/dmesg-check.sh")
+	[ -z "$bad" ] ||
+		fail_key "$key" "kernel log of VM $name outside any test (console-$name.log) reports a problem:" \
+			"$(printf '%s\n' "$bad" | head -n 5)"
+	[ "$vmrc" = 0 ] || [ "$had_current" = 1 ] ||
+		fail_key "$key" "VM $name exited with status $vmrc after its tests (console-$name.log)"
+}
+
 total_timeout()
 {
 	local s=$BOOT_GRACE t
@@ -160,7 +197,11 @@ while [ ${#todo[@]} -gt 0 ]; do
 	vmpid=$!
 	watch_vm "$name" single "$vmpid"
 	wait "$vmpid"
+	vmrc=$?
+	cur=0
+	[ -f "$out/current.single" ] && cur=1
 	reap_vm "$name" single
+	vm_ended "$name" single "$vmrc" "$cur"
 	rest=()
 	for t in "${todo[@]}"; do
 		[ -f "$out/results/$t.rc" ] || rest+=("$t")
@@ -222,12 +263,27 @@ server_vms()
 			sleep 0.2
 		done
 		wait "$pid"
+		vmrc=$?
 		wait "$wpid"
 		if [ -z "$killed_ms" ]; then
 			cat "$out/vm-$name.stderr" >&2
+			cur=0
+			[ -f "$out/current.server" ] && cur=1
 			reap_vm "$name" server
+			vm_ended "$name" server "$vmrc" "$cur"
+			# What the killed incarnations' kernels said (below).
+			[ ! -s "$out/results/$t.server.killed.why" ] ||
+				fail_key "$t.server" "$(cat "$out/results/$t.server.killed.why")"
 			return
 		fi
+		# Its guest never got to check its kernel log: the console,
+		# every message at warning level or worse up to the kill, is
+		# all there is, and a report anywhere in it fails the server.
+		bad=$("$RIFT_TOP/tools/vm/dmesg-check.sh" < "$out/console-$name.log")
+		[ -z "$bad" ] || {
+			echo "kernel log of the killed incarnation $inc (console-$name.log) reports a problem:"
+			printf '%s\n' "$bad" | head -n 5
+		} >> "$out/results/$t.server.killed.why"
 		# A power loss, not a failure: the test goes on with a fresh VM.
 		echo "incarnation $inc ($name): killed with SIGKILL at the test's request" >> "$rec"
 		rm -f "$kill" "$out/current.server"
@@ -249,9 +305,14 @@ for t in "${two[@]}"; do
 		tools/vm/guest-selftests.sh client "$t" &
 	cpid=$!
 	watch_vm "$t-client" client "$cpid"
-	wait "$spid" "$cpid"
+	wait "$cpid"
+	vmrc=$?
+	wait "$spid"
 	wait
+	cur=0
+	[ -f "$out/current.client" ] && cur=1
 	reap_vm "$t-client" client
+	vm_ended "$t-client" client "$vmrc" "$cur"
 	for r in server client; do
 		[ -f "$out/results/$t.$r.rc" ] || {
 			echo 125 > "$out/results/$t.$r.rc"

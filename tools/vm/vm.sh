@@ -79,12 +79,15 @@ udp:*:*)
 esac
 netargs+=(-device "virtio-net-pci,netdev=n0,mac=$mac")
 
+# log_buf_len: the default 128 KiB ring wraps within one cycle test
+# under a flood of info messages, and a WARNING early in the test would
+# be gone before the harness reads the log after it.
 log="$out/console-$name.log"
 rc=0
 timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -display none \
 	-machine pc -smp "$smp" -m "$mem" \
 	-kernel "$kimage" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=5 panic=-1 ${slub:+slub_debug=$slub} $dbgargs riftvm=$name $append" \
+	-append "console=ttyS0 loglevel=5 log_buf_len=16M panic=-1 ${slub:+slub_debug=$slub} $dbgargs riftvm=$name $append" \
 	-serial "file:$log" -no-reboot -pidfile "$out/qemu-$name.pid" \
 	"${netargs[@]}" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
