@@ -30,7 +30,7 @@ NB=riftsoak0
 OUT=$RIFT_OUT/soak
 CS=$RIFT_CLT_SYSFS/$S
 ktap_header
-ktap_plan 11
+ktap_plan 12
 
 mkdir -p "$OUT"
 modprobe sch_netem
