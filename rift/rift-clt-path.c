@@ -1227,13 +1227,15 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
 void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
 {
 	unsigned long flags;
-	bool setup;
+	bool setup, again = false;
 	u16 i;
 
 	spin_lock_irqsave(&path->lock, flags);
 	setup = path->state == RIFT_CLT_PATH_CONNECTING ||
 		path->state == RIFT_CLT_PATH_RECONNECTING;
 	if (setup) {
+		/* Said already (a flood calls once per heartbeat): quiet. */
+		again = path->setup_failed && !strcmp(path->last_error, why);
 		path->setup_failed = true;
 		strscpy(path->last_error, why, sizeof(path->last_error));
 	}
@@ -1242,6 +1244,8 @@ void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
 		rift_clt_path_fail(path, why);
 		return;
 	}
+	if (again)
+		return;
 	pr_info_ratelimited("%s/%s: connect aborted: %s\n", path->sess->name,
 			    path->name, why);
 	/* Every wait of the attempt checks ->setup_failed when woken. */
