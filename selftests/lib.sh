@@ -631,6 +631,20 @@ riftblk_fio_verify()
 		> "$out/$name.out" 2>&1)
 }
 
+# riftblk_fio_loop DEV OUTDIR SECONDS: riftblk_fio_verify runs of SECONDS
+# on DEV, one after another, until OUTDIR/peer.done exists (at least one
+# run); "N RC" per run into OUTDIR/fio.rcs.  A victim's load while a
+# hostile peer runs.
+riftblk_fio_loop()
+{
+	local n=0
+	while [ ! -e "$2/peer.done" ] || [ $n -eq 0 ]; do
+		n=$((n + 1))
+		riftblk_fio_verify "$1" "v$n" "$2" "$3"
+		echo "$n $?" >> "$2/fio.rcs"
+	done
+}
+
 # riftblk_fio_summary KIND JSON RC: one line of fio's figures from its
 # JSON output (fio may put warnings ahead of it); fails if fio counted an
 # error, and for KIND "verify" also if it exited non-zero.

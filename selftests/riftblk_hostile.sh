@@ -64,16 +64,7 @@ log0=$(dmesg | grep -cE "$logpat")
 ktap_info "before: Rift's slab objects $own0, refusals logged $log0"
 
 # Verified fio on the victim, in runs of 15 s, for as long as the peer runs.
-fio_loop()
-{
-	local n=0
-	while [ ! -e "$OUT/peer.done" ] || [ $n -eq 0 ]; do
-		n=$((n + 1))
-		riftblk_fio_verify "$vdev" "v$n" "$OUT" 15
-		echo "$n $?" >> "$OUT/fio.rcs"
-	done
-}
-fio_loop &
+riftblk_fio_loop "$vdev" "$OUT" 15 &
 fio_pid=$!
 defer kill "$fio_pid"
 sleep 3

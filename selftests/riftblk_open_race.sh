@@ -54,16 +54,8 @@ ktap_check "a kernel client maps $VNB rw: $vdev, dev_id $vid" \
 ktap_check "rift-inject loads (kretprobe on kobject_add)" insmod "$ko"
 defer rmmod rift_inject
 
-fio_loop()
-{
-	local n=0
-	while [ ! -e "$OUT/peer.done" ] || [ $n -eq 0 ]; do
-		n=$((n + 1))
-		riftblk_fio_verify "$vdev" "v$n" "$OUT" 10
-		echo "$n $?" >> "$OUT/fio.rcs"
-	done
-}
-fio_loop &
+# Verified fio on the victim, in runs of 10 s, for as long as the peer runs.
+riftblk_fio_loop "$vdev" "$OUT" 10 &
 fio_pid=$!
 defer kill "$fio_pid"
 sleep 2
