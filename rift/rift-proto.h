@@ -737,4 +737,24 @@ int rift_info_parse(const void *buf, size_t len, u16 version, struct rift_info *
 int rift_info_rsp_check(const struct rift_info *rsp, u64 offered,
 			const struct rift_con_rsp *con);
 
+/* Limits both halves of the codec check (rift-proto.c, rift-proto-info.c). */
+static inline bool rift_chunk_size_ok(u32 size)
+{
+	return size >= RIFT_CHUNK_SIZE_MIN && size <= RIFT_CHUNK_SIZE_MAX &&
+	       !(size % RIFT_CHUNK_SIZE_ALIGN);
+}
+
+/* max_io_size may be checked before the chunk size is known (TLV order). */
+static inline bool rift_io_size_ok(u32 size)
+{
+	return size >= RIFT_IO_SIZE_MIN && !(size % RIFT_IO_SIZE_ALIGN) &&
+	       size <= RIFT_CHUNK_SIZE_MAX - RIFT_CHUNK_HEADROOM;
+}
+
+static inline bool rift_io_fits_chunk(u32 max_io_size, u32 chunk_size)
+{
+	return rift_io_size_ok(max_io_size) && rift_chunk_size_ok(chunk_size) &&
+	       max_io_size + RIFT_CHUNK_HEADROOM <= chunk_size;
+}
+
 #endif /* _RIFT_PROTO_H */
