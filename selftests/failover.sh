@@ -9,7 +9,8 @@
 #     once (not heartbeats), IO continues on the other path with zero
 #     errors; the link comes back and the path reconnects;
 #  2. a link goes silent (netem loss 100%): heartbeats declare the path
-#     failed within hb_interval_ms * (hb_missed_max + 1), IO fails over;
+#     failed within hb_interval_ms * hb_missed_max of the last thing the
+#     path received (the trace says when), IO fails over;
 #  3. both links down and one back within io_timeout_ms: IO resumes,
 #     nothing lost; both down longer: requests fail with ETIMEDOUT and
 #     none hangs;
@@ -153,26 +154,34 @@ echo 0 > $T/events/rift_clt/rift_clt_hb_tick/enable
 echo 0 > $T/events/rift/rift_state/enable
 [ -f $qc ] && echo 0 > $qc
 cp $T/trace "$RIFT_OUT/failover-silent.trace"
-# "MS TICKS LATE FROM": ms from the loss to the state change, heartbeat
-# ticks of path 1 in between (the declaring one included), their
-# lateness summed, and what marked the start of the loss.
-read -r ms ticks late from <<< "$(awk -v p="$S/$RIFT_P1: " '
+# "MS TICKS LATE FROM RX RMS": ms from the loss to the state change;
+# heartbeat ticks of path 1 since the last one that saw something
+# received (silent ticks: the declaring one included) and their lateness
+# summed; what marked the start of the loss; how many ticks after the
+# loss still saw traffic; and the ms from the last of those (else from
+# the loss) to the state change.  netem drops only what the client
+# sends: answers the server sent before the loss still arrive after it,
+# and a tick that sees them rightly restarts the count, so the bound is
+# taken from the last traffic the path saw, not from the loss.
+read -r ms ticks late from rx rms <<< "$(awk -v p="$S/$RIFT_P1: " '
 	function ts() { match($0, /[0-9]+\.[0-9]+: /); return substr($0, RSTART, RLENGTH - 2) }
-	/qdisc_create: dev=riftb1 kind=netem/ && t0 == "" { t0 = ts(); from = "qdisc_create"; next }
-	/rift-failover-loss-on/ && t0 == "" { t0 = ts(); from = "marker"; next }
+	/qdisc_create: dev=riftb1 kind=netem/ && t0 == "" { t0 = ts(); r = t0; from = "qdisc_create"; next }
+	/rift-failover-loss-on/ && t0 == "" { t0 = ts(); r = t0; from = "marker"; next }
 	t0 == "" || !index($0, p) { next }
+	/rift_clt_hb_tick:/ && / 0 silent,/ { rx++; n = 0; l = 0; r = ts(); next }
 	/rift_clt_hb_tick:/ { n++; match($0, /[0-9]+ ms late/); l += substr($0, RSTART, RLENGTH - 8) + 0; next }
-	index($0, p "connected -> ") { printf "%d %d %d %s\n", (ts() - t0) * 1000, n, l, from; exit }' \
+	index($0, p "connected -> ") { printf "%d %d %d %s %d %d\n", (ts() - t0) * 1000, n, l, from, rx + 0, (ts() - r) * 1000; exit }' \
 	"$RIFT_OUT/failover-silent.trace")"
-lim=$((HB * (MISSED + 1)))
-ktap_info "declared failed ${ms:-?} ms after the loss began (kernel clock, from ${from:-?}; seen from the shell after $sh_ms ms), at heartbeat tick ${ticks:-?} since, ticks ${late:-?} ms late in all; hb_interval_ms $HB x (hb_missed_max $MISSED + 1) = $lim ms: $(cat $CS/paths/$RIFT_P1/last_error)"
-# The first tick after the loss may still count what arrived before it.
-ktap_check "declared at the latest by heartbeat tick hb_missed_max + 1 after the loss" \
-	eval "[ -n \"$ticks\" ] && [ $ticks -ge 1 ] && [ $ticks -le $((MISSED + 1)) ]"
+lim=$((HB * MISSED))
+ktap_info "declared failed ${ms:-?} ms after the loss began (kernel clock, from ${from:-?}; seen from the shell after $sh_ms ms); ${rx:-?} ticks after the loss still saw traffic, the last ${rms:-?} ms before the declaration, then ${ticks:-?} silent ticks, ${late:-?} ms late in all; hb_interval_ms $HB x hb_missed_max $MISSED = $lim ms: $(cat $CS/paths/$RIFT_P1/last_error)"
+# The stall probe can declare while the path's control connection still
+# hears the server (0 silent ticks); heartbeats after hb_missed_max.
+ktap_check "declared at the latest by silent heartbeat tick hb_missed_max" \
+	eval "[ -n \"$ticks\" ] && [ $ticks -le $MISSED ]"
 # Each tick is queued an interval after the previous one ran, so their
 # lateness adds up; +100 ms for the ticks' own run times.
-ktap_check "within hb_interval_ms * (hb_missed_max + 1) + the ticks' lateness" \
-	eval "[ -n \"$ms\" ] && [ $ms -le $((lim + ${late:-0} + 100)) ]"
+ktap_check "within hb_interval_ms * hb_missed_max of the last traffic + the ticks' lateness" \
+	eval "[ -n \"$rms\" ] && [ $rms -le $((lim + ${late:-0} + 100)) ]"
 tc qdisc del dev riftb1 root
 ktap_check "loss removed: path 1 reconnects" rift_wait_until 30 all_connected
 ktap_check "the run completes, zero errors" run_done 240 "silent link"

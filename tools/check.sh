@@ -19,7 +19,7 @@ mkdir -p "$logs"
 RIFT_CACHE=${RIFT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rift}
 scripts=$RIFT_CACHE/linux-source-6.1/scripts
 
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 failed_logs=
 
 result()
 {
@@ -32,10 +32,11 @@ result()
 		# The lines that say what is wrong, else the end of the log:
 		# failed test points (nested ones too) and the diagnostics
 		# after them first, as "error" also matches passing lines.
-		{ grep -E -A3 '^[[:space:]]*not ok' "$logs/$3" | grep -v '^--$'
+		{ grep -E -A3 '^[[:space:]]*not ok' "$logs/$3" | grep -v '^--$' ||
 		  grep -E 'warning|error|ERROR|WARNING|CHECK' "$logs/$3" |
 			grep -Ev '^[[:space:]]*(not )?ok ' ||
 		  tail -n 25 "$logs/$3"; } | head -n 40 | sed 's/^/#   /'
+		failed_logs="$failed_logs $3"
 		fail=$((fail + 1))
 	fi
 }
@@ -56,6 +57,20 @@ add_counts()
 	echo "# $line"
 }
 
+# summary: the failed points once more, last (a reader who sees only
+# the end of this output, a CI summary, still learns which checks
+# failed), then the counts.
+summary()
+{
+	local l
+
+	for l in $failed_logs; do
+		grep -E '^[[:space:]]+not ok' "$logs/$l" |
+			sed -E "s/^[[:space:]]+/# failed in $l: /"
+	done | tail -n 15
+	echo "check: $pass passed, $fail failed, $skip skipped"
+}
+
 # Our kernel sources: what checkpatch, sparse and kernel-doc judge.
 kernel_sources()
 {
@@ -66,7 +81,7 @@ echo "# rift: make check"
 
 tools/deps.sh > "$logs/deps.log" 2>&1
 result $? "dependencies installed" deps.log
-[ $fail -eq 0 ] || { echo "check: $pass passed, $fail failed, $skip skipped"; exit 1; }
+[ $fail -eq 0 ] || { summary; exit 1; }
 
 if [ -f tools/unit/Makefile ]; then
 	make -C tools/unit run > "$logs/unit.log" 2>&1
@@ -131,5 +146,5 @@ else
 	fi
 fi
 
-echo "check: $pass passed, $fail failed, $skip skipped"
+summary
 [ $fail -eq 0 ]
