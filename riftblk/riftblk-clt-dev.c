@@ -328,8 +328,9 @@ static int riftblk_clt_ask_info(struct riftblk_clt_sess *sess, u16 type,
 	if (!err) {
 		err = riftblk_dev_info_decode(type, buf, RIFTBLK_RSP_BUF_LEN, info);
 		if (err)
-			pr_err_ratelimited("session %s: malformed answer from the server: %d\n",
-					   sess->name, err);
+			pr_err_ratelimited("session %s: %s from the server refused: malformed or device limits out of range (%d)\n",
+					   sess->name, type == RIFTBLK_MSG_OPEN_RSP ?
+					   "OPEN_RSP" : "INFO_RSP", err);
 	}
 	free_page((unsigned long)buf);
 	return err;

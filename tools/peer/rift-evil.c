@@ -36,13 +36,29 @@
  *   silent          nothing answered, heartbeats neither; the
  *                   connections stay up
  *
+ * With -B it serves riftblk instead: its RAM store is one device (any
+ * OPEN path maps it read-write, 512-byte blocks, discard and write
+ * zeroes), so a kernel riftblk client maps it and runs IO; the rb_*
+ * cases break the device limits in every OPEN_RSP (INFO_RSP for
+ * rb_info_dgran) sent over a bad path, starting from valid ones:
+ *
+ *   rb_lbs          logical block size 1000
+ *   rb_sectors      4 KiB blocks and a size that is not a whole number
+ *                   of them
+ *   rb_max_hw       max_hw_sectors 0
+ *   rb_dgran        discard granularity 3000 (not a power of two)
+ *   rb_dgran_huge   discard granularity 2^31
+ *   rb_short        the message's length field shorter than an OPEN_RSP
+ *   rb_info_dgran   a valid OPEN_RSP; every INFO_RSP (size poll) has
+ *                   discard granularity 3000 and twice the size
+ *
  * The info_* and con_rsp_differs cases hit every attempt of a bad path
  * (it never comes up); the others fire once, on the first bad path
  * instance that gets a request (hb_flood, rnr and silent: that finishes
  * its INFO exchange), after which the path reconnects to a server that
  * behaves.  "none" misbehaves nowhere.
  *
- * usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE]
+ * usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE] [-B]
  *                  [-t SECONDS] [-l LATE_MS] [-f FLOOD_MS]
  *        rift-evil -L
  *
@@ -61,6 +77,7 @@
 #include <unistd.h>
 
 #include "peer-lib.h"
+#include <riftblk/riftblk-proto.h>
 
 #define EVIL_MAX_PATHS		8
 #define EVIL_MAX_CONS		8
@@ -79,7 +96,8 @@ enum evil_case {
 	C_WRONG_CON, C_LATE_RSP, C_RKEY_NOAI, C_RKEY_CHUNK, C_RKEY_BOGUS,
 	C_RKEY_MISSING, C_READ_OVERRUN, C_INFO_QD, C_INFO_CHUNK_SIZE,
 	C_INFO_FEAT, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
-	C_SILENT, C_NR,
+	C_SILENT, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW, C_RB_DGRAN,
+	C_RB_DGRAN_HUGE, C_RB_SHORT, C_RB_INFO_DGRAN, C_NR,
 };
 
 static const char * const case_names[C_NR] = {
@@ -87,7 +105,8 @@ static const char * const case_names[C_NR] = {
 	"wrong_con", "late_rsp", "rkey_noai", "rkey_chunk", "rkey_bogus",
 	"rkey_missing", "read_overrun", "info_qd", "info_chunk_size",
 	"info_feat", "info_table", "con_rsp_differs", "hb_flood", "rnr",
-	"silent",
+	"silent", "rb_lbs", "rb_sectors", "rb_max_hw", "rb_dgran",
+	"rb_dgran_huge", "rb_short", "rb_info_dgran",
 };
 
 /**
@@ -158,6 +177,11 @@ static __printf(2, 3) void say(const struct epath *p, const char *fmt, ...)
 static bool info_case(void)
 {
 	return the_case >= C_INFO_QD && the_case <= C_CON_RSP_DIFFERS;
+}
+
+static bool blk_case(void)
+{
+	return the_case >= C_RB_LBS && the_case <= C_RB_INFO_DGRAN;
 }
 
 /* The once-only case fires on @p now, if it is a bad path and not yet. */
@@ -421,6 +445,157 @@ static void on_info_req(struct epath *p, const struct peer_recv *r)
 }
 
 /* ------------------------------------------------------------------ */
+/* riftblk (-B)                                                        */
+/* ------------------------------------------------------------------ */
+
+#define EVIL_BLK_DEV_ID		7
+
+static bool blk_mode;
+
+/*
+ * OPEN_RSP or INFO_RSP of the store, into @buf (RIFTBLK_RSP_BUF_LEN
+ * bytes): encoded from valid limits, then broken in the wire struct as
+ * the case says (the encoder refuses bad values on purpose).
+ * Return: bytes to send, or a negative errno.
+ */
+static int blk_info_build(struct epath *p, u16 type, u8 *buf)
+{
+	struct riftblk_wire_dev_info *w = (struct riftblk_wire_dev_info *)buf;
+	bool open = type == RIFTBLK_MSG_OPEN_RSP;
+	struct riftblk_dev_info info = {
+		.dev_id			= EVIL_BLK_DEV_ID,
+		.access_mode		= RIFTBLK_ACCESS_RW,
+		.nr_sectors		= EVIL_STORE >> 9,
+		.logical_block_size	= 512,
+		.physical_block_size	= 4096,
+		.max_hw_sectors		= EVIL_IO >> 9,
+		.max_discard_sectors	= EVIL_STORE >> 9,
+		.discard_granularity	= 4096,
+		.max_write_zeroes_sectors = EVIL_STORE >> 9,
+	};
+	int len;
+
+	len = riftblk_dev_info_encode(type, &info, buf, RIFTBLK_RSP_BUF_LEN);
+	if (len < 0 || !p->bad || !blk_case() ||
+	    open == (the_case == C_RB_INFO_DGRAN))
+		return len;
+	switch (the_case) {
+	case C_RB_LBS:
+		w->logical_block_size = cpu_to_le32(1000);
+		break;
+	case C_RB_SECTORS:
+		w->logical_block_size = cpu_to_le32(4096);
+		w->nr_sectors = cpu_to_le64((EVIL_STORE >> 9) - 1);
+		break;
+	case C_RB_MAX_HW:
+		w->max_hw_sectors = 0;
+		break;
+	case C_RB_DGRAN:
+		w->discard_granularity = cpu_to_le32(3000);
+		break;
+	case C_RB_DGRAN_HUGE:
+		w->discard_granularity = cpu_to_le32(1U << 31);
+		break;
+	case C_RB_SHORT:
+		w->hdr.len = cpu_to_le16(sizeof(*w) - 24);
+		break;
+	case C_RB_INFO_DGRAN:
+		/* A client that took it would also take the new size. */
+		w->discard_granularity = cpu_to_le32(3000);
+		w->nr_sectors = cpu_to_le64((EVIL_STORE >> 9) * 2);
+		break;
+	default:
+		break;
+	}
+	say(p, "fired %s: %s sent", case_names[the_case], open ? "OPEN_RSP" : "INFO_RSP");
+	return len;
+}
+
+/* @len bytes from @src into the client's segments, in order. */
+static int blk_write_segs(struct epath *p, u16 con, const u8 *src, u32 len,
+			  const struct rift_rbuf *seg, u32 nr_segs)
+{
+	u32 i, n;
+
+	for (i = 0; i < nr_segs && len; i++) {
+		n = seg[i].len < len ? seg[i].len : len;
+		if (peer_write(p->con[con], src, n, seg[i].addr, seg[i].rkey))
+			return -EIO;
+		src += n;
+		len -= n;
+	}
+	return len ? -EINVAL : 0;
+}
+
+/* One riftblk message: OPEN, CLOSE, INFO or IO on the store. */
+static void blk_request(struct epath *p, u16 con, u16 chunk_id, const u8 *chunk,
+			const struct rift_io_req *req, const struct rift_rbuf *seg)
+{
+	u8 rsp[RIFTBLK_RSP_BUF_LEN];
+	const u8 *src = NULL;
+	struct riftblk_hdr h;
+	struct riftblk_io io;
+	u32 len = 0;
+	u64 off;
+	int err = 0, n;
+
+	if (riftblk_hdr_decode(chunk + req->usr_off, req->usr_len, &h)) {
+		send_rsp(p, con, chunk_id, -EBADMSG);
+		return;
+	}
+	switch (h.type) {
+	case RIFTBLK_MSG_OPEN:
+	case RIFTBLK_MSG_INFO:
+		if (req->dir != RIFT_IO_READ || req->data_len < RIFTBLK_RSP_BUF_LEN) {
+			err = -EINVAL;
+			break;
+		}
+		n = blk_info_build(p, h.type == RIFTBLK_MSG_OPEN ? RIFTBLK_MSG_OPEN_RSP :
+				   RIFTBLK_MSG_INFO_RSP, rsp);
+		if (n < 0)
+			err = n;
+		src = rsp;
+		len = n < 0 ? 0 : n;
+		break;
+	case RIFTBLK_MSG_CLOSE:
+		break;
+	case RIFTBLK_MSG_IO:
+		if (riftblk_io_decode(chunk + req->usr_off, req->usr_len, &io)) {
+			err = -EBADMSG;
+			break;
+		}
+		off = io.sector << 9;
+		if (io.dev_id != EVIL_BLK_DEV_ID) {
+			err = -ESTALE;
+		} else if (off > EVIL_STORE || io.len > EVIL_STORE - off) {
+			err = -ERANGE;
+		} else if (io.op == RIFTBLK_OP_READ || io.op == RIFTBLK_OP_WRITE) {
+			if (io.len != req->data_len) {
+				err = -EINVAL;
+			} else if (io.op == RIFTBLK_OP_WRITE) {
+				memcpy(store + off, chunk + req->data_off, io.len);
+			} else {
+				src = store + off;
+				len = io.len;
+			}
+		} else if (io.op == RIFTBLK_OP_DISCARD || io.op == RIFTBLK_OP_WRITE_ZEROES) {
+			memset(store + off, 0, io.len);
+		} else if (io.op != RIFTBLK_OP_FLUSH) {
+			err = -EOPNOTSUPP;
+		}
+		break;
+	default:
+		err = -EOPNOTSUPP;
+		break;
+	}
+	if (!err && src && blk_write_segs(p, con, src, len, seg, req->nr_segs)) {
+		path_close(p, "cannot write read data");
+		return;
+	}
+	send_rsp(p, con, chunk_id, err);
+}
+
+/* ------------------------------------------------------------------ */
 /* IO                                                                  */
 /* ------------------------------------------------------------------ */
 
@@ -442,9 +617,13 @@ static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
 	    rift_proto_io_desc_decode(&lim, imm, chunk + imm->desc_off,
 				      EVIL_CHUNK - imm->desc_off, &req, seg,
 				      RIFT_IO_MAX_SEGS) < 0 ||
-	    req.usr_len < sizeof(h)) {
+	    (!blk_mode && req.usr_len < sizeof(h))) {
 		say(p, "bad request on chunk %u", imm->chunk);
 		send_rsp(p, con, imm->chunk, -EBADMSG);
+		return;
+	}
+	if (blk_mode) {
+		blk_request(p, con, imm->chunk, chunk, &req, seg);
 		return;
 	}
 	memcpy(&h, chunk + req.usr_off, sizeof(h));
@@ -599,7 +778,7 @@ static bool serve(struct epath *p)
 
 static void print_usage(void)
 {
-	fputs("usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE]\n", stderr);
+	fputs("usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE] [-B]\n", stderr);
 	fputs("                 [-t SECONDS] [-l LATE_MS] [-f FLOOD_MS]\n", stderr);
 	fputs("       rift-evil -L\n", stderr);
 	exit(2);
@@ -616,7 +795,7 @@ int main(int argc, char **argv)
 	char why[160];
 	bool busy;
 
-	while ((opt = getopt(argc, argv, "g:b:p:c:t:l:f:L")) != -1) {
+	while ((opt = getopt(argc, argv, "g:b:p:c:t:l:f:LB")) != -1) {
 		switch (opt) {
 		case 'g':
 			good_addr = optarg;
@@ -643,6 +822,9 @@ int main(int argc, char **argv)
 		case 'f':
 			flood_ms = atoi(optarg);
 			break;
+		case 'B':
+			blk_mode = true;
+			break;
 		case 'L':
 			for (i = 1; i < C_NR; i++)
 				printf("%s\n", case_names[i]);
@@ -652,6 +834,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!good_addr || port <= 0 || port > 65535 || secs <= 0)
+		print_usage();
+	/* The rb_* cases need riftblk; the others, rift-test's header. */
+	if (the_case != C_NONE && blk_mode != blk_case())
 		print_usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	srand(getpid() ^ time(NULL));
@@ -664,9 +849,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rift-evil: %s\n", why);
 		return 2;
 	}
-	when = info_case() ? "every attempt" : "once";
-	printf("listening on %s:%d, bad %s:%d, case %s, %s\n", good_addr, port,
-	       bad_addr ? bad_addr : "-", port, case_names[the_case], when);
+	when = info_case() || blk_case() ? "every attempt" : "once";
+	printf("listening on %s:%d, bad %s:%d, case %s, %s%s\n", good_addr, port,
+	       bad_addr ? bad_addr : "-", port, case_names[the_case], when,
+	       blk_mode ? ", riftblk" : "");
 
 	end = now_ms() + secs * 1000LL;
 	while (now_ms() < end) {
