@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rift client: small reads answered into buffers registered once.
+ * Rift client: reads answered into buffers registered once.
  *
  * A read into the ULP's own pages costs a fast registration before it is
  * sent and a local invalidation after the answer, before the pages may go
  * back: two more work requests, a completion and, at queue depth one, a
  * round through the device before the ULP learns of its data.  On a
- * software device (rxe) that is a large part of a small read.  Reads of up
- * to a page instead name a page of the path's own that is registered once
- * per connected path instance, and the answer is copied out of it.
+ * software device (rxe) that is a large part of a small read, and rxe 6.1
+ * runs a REG_MR again when it retransmits across it, which can wedge the
+ * QP (see the admin guide).  Reads of up to read_bounce_kb instead name a
+ * slot of the path's own, as many pages per permit, registered once per
+ * connected path instance, and the answer is copied out of it.
  *
- * What the server can reach stays bounded: only these staging pages, never
- * the ULP's memory.  A page belongs to its permit, and a permit whose read
- * timed out stays out of the pool until its late answer arrives or the
- * path closes (see rift_clt_path_release_orphans()), so a late transfer
- * lands in a page nobody reads.  The registrations are dropped when the
- * path instance's connections are gone.
+ * What the server can reach stays bounded: only these staging slots,
+ * never the ULP's memory.  A slot belongs to its permit, and a permit whose
+ * read timed out stays out of the pool until its late answer arrives or
+ * the path closes (see rift_clt_path_release_orphans()), so a late transfer
+ * lands in a slot nobody reads.  The registrations are dropped when the
+ * path instance's connections are gone.  The cost is memory: queue depth
+ * times the slot size per path instance (16.5 MiB at 128 permits of the
+ * default 132 KiB; the server pins as much for its chunks), reported per
+ * path in sysfs (bounce_bytes).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -29,7 +34,12 @@
 static bool read_bounce = true;
 module_param(read_bounce, bool, 0644);
 MODULE_PARM_DESC(read_bounce,
-		 "Reads of up to a page land in per-permit buffers registered once per path and are copied out, instead of a registration and an invalidation per read; taken at connect (default true)");
+		 "Reads of up to read_bounce_kb land in per-permit buffers registered once per path and are copied out, instead of a registration and an invalidation per read; taken at connect (default true)");
+
+static unsigned int read_bounce_kb = 1024;
+module_param(read_bounce_kb, uint, 0644);
+MODULE_PARM_DESC(read_bounce_kb,
+		 "Largest read answered into a staging slot, 4..1024 KiB and at most the session's max_io_size; larger reads register the ULP's pages; taken at connect (default 1024: every read up to max_io_size)");
 
 /* Pages one MR covers at most: bounds the sg list built to register it. */
 #define RIFT_CLT_BOUNCE_PER_MR	256U
@@ -41,7 +51,8 @@ MODULE_PARM_DESC(read_bounce,
  * @dev: device the pages are mapped for and whose PD the MRs are in; a
  *	reference of its own, since the connections' go before the MRs do
  * @ib_dev: its RDMA device
- * @nr: pages, one per permit
+ * @nr: pages, @slot of them per permit
+ * @slot: pages per permit, a divisor of @per_mr
  * @per_mr: pages per MR
  * @nr_mrs: entries in @mrs
  * @pages: the pages
@@ -55,6 +66,7 @@ struct rift_clt_bounce {
 	struct rift_dev		*dev;
 	struct ib_device	*ib_dev;
 	u32			nr;
+	u32			slot;
 	u32			per_mr;
 	u32			nr_mrs;
 	struct page		**pages;
@@ -93,6 +105,7 @@ void rift_clt_bounce_free(struct rift_clt_path *path)
 	if (!b)
 		return;
 	WRITE_ONCE(path->bounce, NULL);
+	WRITE_ONCE(path->bounce_bytes, 0);
 	for (i = 0; b->mrs && i < b->nr_mrs; i++)
 		if (b->mrs[i])
 			ib_dereg_mr(b->mrs[i]);
@@ -160,15 +173,21 @@ int rift_clt_bounce_setup(struct rift_clt_path *path)
 {
 	struct rift_clt_con *ctl = &path->cons[RIFT_CLT_CON_CTL];
 	struct ib_device *ib_dev = ctl->c.dev->ib_dev;
-	u32 nr = path->sess->queue_depth, per_mr, i;
+	u32 qd = path->sess->queue_depth, kb = READ_ONCE(read_bounce_kb);
 	struct ib_reg_wr *wrs = NULL;
 	struct scatterlist *sgl = NULL;
 	struct rift_clt_bounce *b;
+	u32 nr, slot, per_mr, i;
 	int err = -ENOMEM;
 
+	/* Whole pages for the largest read taken, no more than one request carries. */
+	slot = DIV_ROUND_UP(min(clamp(kb, 4U, 1024U) * 1024, path->max_io_size), PAGE_SIZE);
 	per_mr = min(ib_dev->attrs.max_fast_reg_page_list_len, RIFT_CLT_BOUNCE_PER_MR);
-	if (!READ_ONCE(read_bounce) || !nr || !per_mr)
+	if (!READ_ONCE(read_bounce) || !qd || !slot || per_mr < slot)
 		return 0;
+	/* A slot never straddles two MRs: its addresses are one range. */
+	per_mr -= per_mr % slot;
+	nr = qd * slot;
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
@@ -181,6 +200,7 @@ int rift_clt_bounce_setup(struct rift_clt_path *path)
 	}
 	b->ib_dev = ib_dev;
 	b->nr = nr;
+	b->slot = slot;
 	b->per_mr = per_mr;
 	b->nr_mrs = DIV_ROUND_UP(nr, per_mr);
 	b->reg_cqe.done = rift_clt_bounce_reg_done;
@@ -226,6 +246,8 @@ int rift_clt_bounce_setup(struct rift_clt_path *path)
 		err = -ETIMEDOUT;
 	else
 		err = b->reg_err;
+	if (!err)
+		WRITE_ONCE(path->bounce_bytes, (u64)nr << PAGE_SHIFT);
 out:
 	kfree(sgl);
 	kfree(wrs);
@@ -234,19 +256,24 @@ out:
 
 /**
  * rift_clt_bounce_seg() - where the server is to write a bounced read
- * @path: connected path with staging pages
+ * @path: connected path with staging slots
  * @id: the request's permit
- * @len: the read's length, at most PAGE_SIZE
- * @seg: filled with the page's address, @len and its MR's rkey
+ * @len: the read's length, at most the slot's size
+ * @seg: filled with the slot's address, @len and its MR's rkey
  */
 void rift_clt_bounce_seg(struct rift_clt_path *path, u32 id, u32 len,
 			 struct rift_rbuf *seg)
 {
 	struct rift_clt_bounce *b = path->bounce;
-	struct ib_mr *mr = b->mrs[id / b->per_mr];
+	u32 first = id * b->slot, k, n;
+	struct ib_mr *mr = b->mrs[first / b->per_mr];
 
-	ib_dma_sync_single_for_device(b->ib_dev, b->dma[id], len, DMA_FROM_DEVICE);
-	seg->addr = mr->iova + (u64)(id % b->per_mr) * PAGE_SIZE;
+	for (k = 0; k * PAGE_SIZE < len; k++) {
+		n = min_t(u32, len - k * PAGE_SIZE, PAGE_SIZE);
+		ib_dma_sync_single_for_device(b->ib_dev, b->dma[first + k], n,
+					      DMA_FROM_DEVICE);
+	}
+	seg->addr = mr->iova + (u64)(first % b->per_mr) * PAGE_SIZE;
 	seg->len = len;
 	seg->rkey = mr->rkey;
 }
@@ -258,21 +285,28 @@ void rift_clt_bounce_seg(struct rift_clt_path *path, u32 id, u32 len,
 void rift_clt_bounce_copy(struct rift_clt_req *req)
 {
 	struct rift_clt_bounce *b = req->path->bounce;
-	u32 id = req->permit_id;
+	u32 first = req->permit_id * b->slot, k, n;
 
-	ib_dma_sync_single_for_cpu(b->ib_dev, b->dma[id], req->data_len,
-				   DMA_FROM_DEVICE);
-	sg_copy_from_buffer(req->sg, req->sg_cnt, page_address(b->pages[id]),
-			    req->data_len);
+	for (k = 0; k * PAGE_SIZE < req->data_len; k++) {
+		n = min_t(u32, req->data_len - k * PAGE_SIZE, PAGE_SIZE);
+		ib_dma_sync_single_for_cpu(b->ib_dev, b->dma[first + k], n,
+					   DMA_FROM_DEVICE);
+		sg_pcopy_from_buffer(req->sg, req->sg_cnt,
+				     page_address(b->pages[first + k]), n,
+				     (size_t)k * PAGE_SIZE);
+	}
 }
 
 /**
- * rift_clt_bounce_usable() - whether a read goes through a staging page
+ * rift_clt_bounce_usable() - whether a read goes through a staging slot
  * @path: path the read is posted on
  * @req: the read
  */
 bool rift_clt_bounce_usable(struct rift_clt_path *path, struct rift_clt_req *req)
 {
-	return req->dir == RIFT_READ && req->data_len && req->data_len <= PAGE_SIZE &&
-	       path->bounce && req->permit_id < path->bounce->nr;
+	struct rift_clt_bounce *b = path->bounce;
+
+	return req->dir == RIFT_READ && req->data_len && b &&
+	       req->data_len <= b->slot * PAGE_SIZE &&
+	       req->permit_id < b->nr / b->slot;
 }

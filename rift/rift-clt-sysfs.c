@@ -363,6 +363,14 @@ static ssize_t hca_port_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute rift_clt_path_hca_port_attr = __ATTR_RO(hca_port);
 
+static ssize_t bounce_bytes_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(to_path(kobj)->bounce_bytes));
+}
+
+static struct kobj_attribute rift_clt_path_bounce_bytes_attr = __ATTR_RO(bounce_bytes);
+
 static ssize_t last_error_show(struct kobject *kobj, struct kobj_attribute *attr,
 			       char *buf)
 {
@@ -449,6 +457,7 @@ static struct attribute *rift_clt_path_attrs[] = {
 	&rift_clt_path_dst_attr.attr,
 	&rift_clt_path_hca_name_attr.attr,
 	&rift_clt_path_hca_port_attr.attr,
+	&rift_clt_path_bounce_bytes_attr.attr,
 	&rift_clt_path_last_error_attr.attr,
 	&rift_clt_path_disconnect_attr.attr,
 	&rift_clt_path_reconnect_attr.attr,

@@ -178,8 +178,9 @@ struct rift_clt_stats {
  *	request's generation
  * @pd: protection domain of the path instance: its QPs, per-read MRs and
  *	staging MRs; taken by the first connection, put once all are closed
- * @bounce: staging pages of small reads for this path instance, or NULL;
+ * @bounce: staging slots of reads for this path instance, or NULL;
  *	see rift-clt-bounce.c
+ * @bounce_bytes: memory of @bounce, for sysfs (0 without)
  * @orphans: chunks of timed-out requests the server has not answered yet;
  *	their permits stay out of the pool until it does or the path closes
  * @chunk_size: bytes per chunk
@@ -241,6 +242,7 @@ struct rift_clt_path {
 	bool				cancel_gen;
 	struct rift_pd			pd;
 	struct rift_clt_bounce		*bounce;
+	u64				bounce_bytes;
 	unsigned long			*orphans;
 	u32				chunk_size;
 	u32				max_io_size;

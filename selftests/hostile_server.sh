@@ -67,7 +67,7 @@ ktap_check "two rxe links" rift_rxe_pairs 2
 # before the path comes back; rift-evil grants 8 chunks of 36 KiB.
 ktap_check "client and test ULP load" \
 	eval "rift_insmod rift/rift-core && defer rift_unload_all &&
-	      rift_insmod rift/rift-client hb_interval_ms=500 hb_missed_max=3 \
+	      rift_insmod rift/rift-client hb_interval_ms=500 hb_missed_max=3 read_bounce_kb=4 \
 		reconnect_delay_ms=3000 reconnect_delay_max_ms=3000 &&
 	      rift_insmod test/rift-test"
 
@@ -88,8 +88,9 @@ evil_stop()
 }
 defer evil_stop
 
-# io OP SEED [COUNT DEPTH]: a run of 8 KiB requests (above one page: reads
-# go to a per-request MR, not a staging page), bounded: a request the
+# io OP SEED [COUNT DEPTH]: a run of 8 KiB requests (above the 4 KiB
+# staging slots the client is loaded with: reads go to a per-request MR
+# exactly their length, which read_overrun needs), bounded: a request the
 # client never completes shows as a timeout here, not as a hung test.
 io()
 {

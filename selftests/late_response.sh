@@ -72,6 +72,11 @@ took_ok()
 
 ktap_check "two rxe links" rift_rxe_pairs 2
 ktap_check "modules and test ULP load (64 MiB store)" rift_transport_up store_mb=64
+# Staging slots of one page, as the client's smallest setting: reads
+# above it register their own MR, whose invalidation the cancel-off case
+# needs; the one-page reads check the staging slots (by default every
+# read takes one, and a timed-out read's slot waits as a page does here).
+echo 4 > /sys/module/rift_client/parameters/read_bounce_kb
 defer rift_test_close $S
 ktap_check "two-path session, io_timeout_ms $TMO" \
 	eval "rift_test_open $S 198.18.0.2@198.18.0.1 198.18.1.2@198.18.1.1 &&

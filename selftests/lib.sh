@@ -372,6 +372,16 @@ rift_clt_stat()
 	cat "$RIFT_CLT_SYSFS/$1/paths/$2/stats/$3" 2>/dev/null
 }
 
+# rift_paths_failed_besides SESS SINCE EXCLUDE: the kernel log's "path
+# failed" lines of session SESS after its first SINCE lines, but those
+# matching EXCLUDE (grep -E): a path that failed for any other reason
+# (a QP wedged, heartbeats lost) while only EXCLUDE's link was broken.
+rift_paths_failed_besides()
+{
+	dmesg | tail -n +$(($2 + 1)) | grep -o "$1/[^ ]*: path failed: .*" |
+		grep -Ev "$3"
+}
+
 # rift_srv_stat SESS PATH KEY: a server path counter.
 rift_srv_stat()
 {
