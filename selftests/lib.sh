@@ -372,14 +372,26 @@ rift_clt_stat()
 	cat "$RIFT_CLT_SYSFS/$1/paths/$2/stats/$3" 2>/dev/null
 }
 
-# rift_paths_failed_besides SESS SINCE EXCLUDE: the kernel log's "path
-# failed" lines of session SESS after its first SINCE lines, but those
-# matching EXCLUDE (grep -E): a path that failed for any other reason
-# (a QP wedged, heartbeats lost) while only EXCLUDE's link was broken.
-rift_paths_failed_besides()
+# rift_paths_failed SESS FROM [TO]: the kernel log's "path failed" lines
+# of session SESS among its lines FROM + 1 .. TO (to the end without TO),
+# FROM and TO counts taken with `dmesg | wc -l`.
+rift_paths_failed()
 {
-	dmesg | tail -n +$(($2 + 1)) | grep -o "$1/[^ ]*: path failed: .*" |
-		grep -Ev "$3"
+	dmesg | awk -v a="$2" -v b="${3:-0}" 'NR > a && (b == 0 || NR <= b)' |
+		grep -o "$1/[^ ]*: path failed: .*"
+}
+
+# rift_paths_failed_but SESS PATH FROM DOWN UP: the "path failed" lines
+# of a test that broke PATH's link between log counts DOWN and UP: any
+# path's before DOWN and after UP, and the other paths' in between (PATH
+# then fails for the port event, a flushed or errored QP, whichever its
+# device reports first).  Empty if only the broken link's path failed,
+# and only while its link was down.
+rift_paths_failed_but()
+{
+	rift_paths_failed "$1" "$3" "$4"
+	rift_paths_failed "$1" "$4" "$5" | grep -vF "$1/$2: "
+	rift_paths_failed "$1" "$5"
 }
 
 # rift_srv_stat SESS PATH KEY: a server path counter.
