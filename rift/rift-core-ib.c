@@ -52,7 +52,7 @@ struct rift_dev *rift_dev_get(struct ib_device *ib_dev)
 	if (!dev || dev->removing)
 		dev = ERR_PTR(-ENODEV);
 	else
-		dev->users++;
+		WRITE_ONCE(dev->users, dev->users + 1);
 	mutex_unlock(&rift_dev_mutex);
 	return dev;
 }
@@ -65,8 +65,11 @@ EXPORT_SYMBOL_GPL(rift_dev_get);
 void rift_dev_put(struct rift_dev *dev)
 {
 	mutex_lock(&rift_dev_mutex);
-	if (!WARN_ON_ONCE(!dev->users) && !--dev->users)
-		wake_up_all(&rift_dev_wait);
+	if (!WARN_ON_ONCE(!dev->users)) {
+		WRITE_ONCE(dev->users, dev->users - 1);
+		if (!dev->users)
+			wake_up_all(&rift_dev_wait);
+	}
 	mutex_unlock(&rift_dev_mutex);
 }
 EXPORT_SYMBOL_GPL(rift_dev_put);
@@ -211,14 +214,16 @@ static int rift_ib_add(struct ib_device *ib_dev)
 	return 0;
 }
 
+/*
+ * Lockless: it is wait_event's condition, which runs with the task no
+ * longer TASK_RUNNING and must not sleep (taking rift_dev_mutex here was
+ * reported by DEBUG_ATOMIC_SLEEP).  Once removal began @users only falls;
+ * the last rift_dev_put() wakes the waiter while it still holds the mutex,
+ * and the waiter takes the mutex before it frees @dev.
+ */
 static bool rift_dev_unused(struct rift_dev *dev)
 {
-	bool unused;
-
-	mutex_lock(&rift_dev_mutex);
-	unused = !dev->users;
-	mutex_unlock(&rift_dev_mutex);
-	return unused;
+	return !READ_ONCE(dev->users);
 }
 
 /*

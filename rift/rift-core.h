@@ -51,7 +51,8 @@
  *	path's protection domain, staging pages
  * @removing: the device is being unregistered: no new users
  *
- * @users and @removing are protected by the device list's mutex.
+ * @users and @removing are written under the device list's mutex; the
+ * removal's wait reads @users without it.
  */
 struct rift_dev {
 	struct list_head	entry;
