@@ -71,22 +71,11 @@ ktap_check "client and test ULP load" \
 		reconnect_delay_ms=3000 reconnect_delay_max_ms=3000 &&
 	      rift_insmod test/rift-test"
 
-evil_pid=
 evil_start()
 {
-	"$evil" -g 198.18.0.1 -b 198.18.1.1 -p $PORT -t 120 "$@" > "$OUT/evil.log" 2>&1 &
-	evil_pid=$!
-	rift_wait_until 10 grep -q '^listening' "$OUT/evil.log"
+	rift_evil_start "$OUT/evil.log" -p $PORT -t 120 "$@"
 }
-
-evil_stop()
-{
-	[ -n "$evil_pid" ] || return 0
-	kill "$evil_pid" 2>/dev/null
-	rift_wait_pid 10 "$evil_pid" > /dev/null 2>&1
-	evil_pid=
-}
-defer evil_stop
+defer rift_evil_stop
 
 # io OP SEED [COUNT DEPTH]: a run of 8 KiB requests (above the 4 KiB
 # staging slots the client is loaded with: reads go to a per-request MR
@@ -180,7 +169,7 @@ session_end()
 {
 	reasons_stop
 	rift_test_close $S
-	evil_stop
+	rift_evil_stop
 }
 
 # --- warm-up: the server behaves; the slab baseline is taken after it ---

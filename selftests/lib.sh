@@ -394,6 +394,27 @@ rift_paths_failed_but()
 	rift_paths_failed "$1" "$5"
 }
 
+# rift_evil_start LOG ARGS...: tools/peer/rift-evil in the background,
+# good address 198.18.0.1, bad 198.18.1.1, with ARGS (port, case, -B, ...),
+# its output in LOG; returns once it listens.  rift_evil_stop ends it.
+RIFT_EVIL_PID=
+rift_evil_start()
+{
+	local log=$1
+	shift
+	"$RIFT_TREE/tools/peer/rift-evil" -g 198.18.0.1 -b 198.18.1.1 "$@" > "$log" 2>&1 &
+	RIFT_EVIL_PID=$!
+	rift_wait_until 10 grep -q '^listening' "$log"
+}
+
+rift_evil_stop()
+{
+	[ -n "$RIFT_EVIL_PID" ] || return 0
+	kill "$RIFT_EVIL_PID" 2>/dev/null
+	rift_wait_pid 10 "$RIFT_EVIL_PID" > /dev/null 2>&1
+	RIFT_EVIL_PID=
+}
+
 # rift_srv_stat SESS PATH KEY: a server path counter.
 rift_srv_stat()
 {

@@ -35,22 +35,11 @@ OPEN_CASES="rb_lbs rb_sectors rb_max_hw rb_dgran rb_dgran_huge rb_short"
 ktap_header
 ktap_plan $((2 + 5 + 3 * 6 + 6 + 1))
 
-evil_pid=
 evil_start()
 {
-	"$evil" -B -g 198.18.0.1 -b 198.18.1.1 -p $PORT -t 200 "$@" > "$OUT/evil.log" 2>&1 &
-	evil_pid=$!
-	rift_wait_until 10 grep -q '^listening' "$OUT/evil.log"
+	rift_evil_start "$OUT/evil.log" -B -p $PORT -t 200 "$@"
 }
-
-evil_stop()
-{
-	[ -n "$evil_pid" ] || return 0
-	kill "$evil_pid" 2>/dev/null
-	rift_wait_pid 10 "$evil_pid" > /dev/null 2>&1
-	evil_pid=
-}
-defer evil_stop
+defer rift_evil_stop
 
 # map ADDR: map rift-evil's device over one path from ADDR's link.
 map()
@@ -110,7 +99,7 @@ ktap_check "... with the limits it sent: $SECTORS sectors, discard granularity 4
 ktap_check "... 1 MiB written, read back, compared" data_ok "$dev" 3
 ktap_check "... blkdiscard returns, the range reads back as zeroes" discard_ok "$dev"
 ktap_check "... unmaps, nothing left" eval "riftblk_unmap $dev && nothing_left"
-evil_stop
+rift_evil_stop
 
 # Broken OPEN_RSPs.
 for c in $OPEN_CASES; do
@@ -124,7 +113,7 @@ for c in $OPEN_CASES; do
 	ktap_check "$c: the map is refused with EBADMSG" test "$r" = "Bad message"
 	ktap_check "$c: the kernel log says why; no disk, no session left" \
 		eval "[ -n \"$why\" ] && nothing_left"
-	evil_stop
+	rift_evil_stop
 done
 
 # Broken INFO_RSPs to a mapped disk.
@@ -143,7 +132,7 @@ ktap_check "rb_info_dgran: the kernel log says why" \
 ktap_check "rb_info_dgran: data written, read back, compared; blkdiscard returns" \
 	eval "data_ok $dev 5 && discard_ok $dev"
 ktap_check "rb_info_dgran: unmaps, nothing left" eval "riftblk_unmap $dev && nothing_left"
-evil_stop
+rift_evil_stop
 
 ktap_check "modules unload" rift_unload_all
 ktap_finished
