@@ -16,6 +16,10 @@
 #     none hangs;
 #  5. mp_policy switched under IO among all policies; min-inflight and
 #     round-robin spread requests over both paths;
+#  6. min-latency sends the requests down the path whose heartbeats come
+#     back sooner: netem delays one link by 50 ms, then the other, and a
+#     run of one request at a time (where min-inflight and round-robin
+#     alternate) must go nine in ten down the faster path;
 # and remove_path / add_path while IO runs lose nothing.
 # Links come back through rift_link_up (see lib.sh: rxe needs its device
 # re-created after an admin down/up of a veth).
@@ -26,7 +30,7 @@ S=fo
 HB=200
 MISSED=3
 ktap_header
-ktap_plan 33
+ktap_plan 37
 
 CS=$RIFT_CLT_SYSFS/$S
 T=/sys/kernel/tracing
@@ -231,6 +235,42 @@ ktap_check "the run completes, zero errors" run_done 240 policies
 ktap_check "an unknown policy is refused with EINVAL" \
 	eval "[ \"\$(rift_write $CS/mp_policy fastest)\" = 'Invalid argument' ] &&
 	      [ \"\$(cat $CS/mp_policy)\" = min-inflight ]"
+
+# 6. min-latency.  One request at a time: min-inflight sees both paths
+# idle at every pick and alternates like round-robin, so only the
+# heartbeats' round trips can make the faster path take nine in ten.
+rtt()
+{
+	rift_clt_stat $S "$1" rtt_us
+}
+
+# share SLOW FAST SEED: a run of 1000 requests, one at a time; passes if
+# it ends without error and the FAST path took at least 90 % of them.
+share()
+{
+	local f0 s0 f s
+	s0=$(reqs "$1")
+	f0=$(reqs "$2")
+	run_bg 1000 1 "$3"
+	run_done 120 "min-latency, $1 delayed" || return 1
+	s=$(($(reqs "$1") - s0))
+	f=$(($(reqs "$2") - f0))
+	ktap_info "min-latency, $1 delayed: $f requests on the faster path, $s on the delayed one (rtt_us $(rtt "$2") / $(rtt "$1"))"
+	[ $((f + s)) -ge 1000 ] && [ $((f * 10)) -ge $((9 * (f + s))) ]
+}
+
+echo min-latency > $CS/mp_policy
+tc qdisc add dev riftb1 root netem delay 50ms
+ktap_check "link 1 delayed by 50 ms: path 1's heartbeat round trip shows it" \
+	rift_wait_until 10 eval "[ \$(rtt $RIFT_P1) -ge 50000 ] && [ \$(rtt $RIFT_P0) -lt 50000 ]"
+ktap_check "min-latency: path 0 takes at least 90 % of the requests" share $RIFT_P1 $RIFT_P0 18
+tc qdisc del dev riftb1 root
+tc qdisc add dev riftb0 root netem delay 50ms
+ktap_check "the delay moved to link 0: path 0's round trip shows it" \
+	rift_wait_until 10 eval "[ \$(rtt $RIFT_P0) -ge 50000 ] && [ \$(rtt $RIFT_P1) -lt 50000 ]"
+ktap_check "min-latency: now path 1 takes at least 90 % of the requests" share $RIFT_P0 $RIFT_P1 19
+tc qdisc del dev riftb0 root
+echo min-inflight > $CS/mp_policy
 
 # add_path and remove_path while IO runs.
 run_bg 3000 16 16

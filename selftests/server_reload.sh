@@ -8,13 +8,14 @@
 # keeps the requests waiting (io_timeout_ms), reconnects with backoff to
 # the new server instance, takes its new chunk tables and rkeys, and
 # every write completes without error.  The reloaded RAM store starts
-# empty, so what is checked afterwards is fresh verified IO.
+# empty (zeros): it must hold every write the new server received, the
+# run's last ones, each as the client wrote it; then fresh verified IO.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
 S=rl
 ktap_header
-ktap_plan 13
+ktap_plan 14
 
 CS=$RIFT_CLT_SYSFS/$S
 
@@ -62,6 +63,18 @@ ktap_info "write run: rc $rc '$(cat "$RIFT_OUT/reload.io")', errors $(($(rift_te
 ktap_check "every write of the run completed without error" \
 	eval "[ $rc = 0 ] && [ \$(rift_test_stat $S errors) = $e0 ] &&
 	      [ \$(rift_test_bad_completions) = 0 ]"
+# A write run goes through the store in order, 16 in flight: the new
+# server received the writes not yet done when the old one went, and
+# every later one.  Its counters are its paths' (a path that failed again
+# starts from zero), so this can only count too few: the run's writes
+# from index 16000 - NW + 16 on are in its store, whatever the client
+# re-issued to it included.  A write lost on the way reads back as zeros.
+nw=$(($(rift_srv_stat $S $RIFT_P0 reqs_write) + $(rift_srv_stat $S $RIFT_P1 reqs_write)))
+from=$((16000 - nw + 16))
+ktap_info "the new server received $nw writes: reading back the run's writes $from..15999"
+ktap_check "the writes the new server received read back as written" \
+	eval "[ $nw -ge 1000 ] && rift_test_io $S verify $((from * 4096)) 4096 21 $((16000 - from)) 16 &&
+	      [ \$(rift_test_stat $S errors) = $e0 ]"
 r1=$(($(rift_clt_stat $S $RIFT_P0 reconnects) + $(rift_clt_stat $S $RIFT_P1 reconnects)))
 ktap_check "reconnects counted ($((r1 - r0)))" test $((r1 - r0)) -ge 2
 ktap_check "afterwards: verified random IO over the new server" \

@@ -13,6 +13,9 @@
 # object allocated by Rift (a rift* module in its backtrace, or a module
 # since unloaded: its frames print as bare addresses) fails the test;
 # the kernel's own suspects are kept in <test>.kmemleak, not judged.
+# With page_owner on (the sanitizer kernel too) a page allocated through
+# Rift during the test and still in use after it fails the test as well
+# (pages_check below): kmemleak sees no page memory.
 #
 # usage: guest-selftests.sh ROLE TEST...   (ROLE: single, server, client)
 # Results: $RIFT_OUT/results/<test>[.<role>].{rc,log,dmesg,why}
@@ -62,6 +65,61 @@ kmemleak_check()
 			}
 		}
 		END { flush() }' "$res/$1.kmemleak"
+}
+
+PO=/sys/kernel/debug/page_owner
+page_owner=
+# Readable only when the kernel has PAGE_OWNER and booted page_owner=on
+# (the sanitizer kernel).
+head -c 1 $PO >/dev/null 2>&1 && page_owner=1
+
+# pages_check KEY: the pages allocated since KEY began (page_owner's ts
+# and printk's timestamps are both local_clock) and still in use whose
+# allocation stack runs through Rift: a Rift module's frame, or a bare
+# module address (a module since unloaded, as Rift's are at every test's
+# end).  Pages a kernel cache keeps once the memory it handed out is
+# freed (slab pages, per-cpu chunks, page fragments) are no leak: slab
+# objects are kmemleak's to judge.  Prints one "pages: ..." line when it
+# finds any, with the first stack; the full records go to KEY.pages.
+pages_check()
+{
+	local t0
+	[ -n "$page_owner" ] || return 0
+	t0=$(dmesg | sed -n "s/^\[ *\([0-9]*\)\.\([0-9]*\)\] rift-selftest: begin $1\$/\1\2/p" | tail -n 1)
+	[ -n "$t0" ] || { echo "pages: no 'rift-selftest: begin $1' in the kernel log"; return 0; }
+	if lsmod | grep -qE '^(rift|riftblk)[a-z_]* '; then
+		echo "page_owner: not judged, Rift modules still loaded after the test" > "$res/$1.pages"
+		return 0
+	fi
+	# A record: "Page allocated via order N, ... ts T ns, ...", "PFN ...",
+	# the stack one frame a line, maybe a migration line, a blank line.
+	awk -v t0="${t0}000" -v out="$res/$1.pages" '
+		function flush() {
+			if (rec != "" && rift && !cache && ts >= t0) {
+				n += 2 ^ order
+				print rec > out
+				if (first == "") first = where
+			}
+			rec = ""; rift = 0; cache = 0; where = ""
+		}
+		/^Page allocated via order/ {
+			flush()
+			order = $5 + 0
+			ts = $0; sub(/.*, ts /, "", ts); sub(/ ns.*/, "", ts)
+			rec = $0; next
+		}
+		rec == "" { next }
+		{ rec = rec "\n" $0 }
+		/^$/ { flush(); next }
+		/allocate_slab|new_slab|pcpu_populate_chunk|pcpu_alloc_pages|page_frag_cache_refill|page_frag_alloc/ { cache = 1 }
+		/\[(rift|riftblk)[a-z_]*\]$/ || /^ *0xffffffff[a-f][0-9a-f]+$/ {
+			rift = 1
+			if (where == "") { where = $0; sub(/^ */, "", where) }
+		}
+		END {
+			flush()
+			if (n) printf "pages: %d pages allocated through Rift during the test still in use after it: %s\n", n, first
+		}' "$PO"
 }
 
 # ktap_judge TEST KEY: what the test printed must match what it planned,
@@ -130,6 +188,8 @@ for t in "$@"; do
 	echo "rift-selftest: end $key rc=$rc" > /dev/kmsg
 	ktap_judge "$t" "$key"
 	leaks=$(kmemleak_check "$key")
+	pleak=$(pages_check "$key")
+	[ -z "$pleak" ] || leaks=$(printf '%s\n%s' "$leaks" "$pleak" | sed '/^$/d')
 	dmesg -c > "$res/$key.dmesg"
 	bad=$("$top/tools/vm/dmesg-check.sh" < "$res/$key.dmesg")
 	[ -z "$leaks" ] || bad=$(printf '%s\n%s' "$leaks" "${bad}" | sed '/^$/d')

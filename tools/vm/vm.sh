@@ -48,10 +48,12 @@ kimage=$(vm_kimage "$kv")
 initrd=$(vm_initrd "$kv")
 scale=$(vm_timeout_scale "$kv")
 # The sanitizer kernel: kmemleak on (scanned after each test by
-# guest-selftests.sh; it never scans by itself), and every KASAN report
-# printed, not only the first of the boot.
+# guest-selftests.sh; it never scans by itself), page_owner on (the
+# allocation stack of every page in use, read after each test: kmemleak
+# sees no page memory), and every KASAN report printed, not only the
+# first of the boot.
 dbgargs=
-! vm_is_debug "$kv" || dbgargs="kmemleak=on kasan_multi_shot"
+! vm_is_debug "$kv" || dbgargs="kmemleak=on page_owner=on kasan_multi_shot"
 
 # The command runs under bash in the guest, from the Rift tree.
 {
