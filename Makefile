@@ -16,7 +16,9 @@
 #   make selftest T=x  run one selftest in the VM (developer loop);
 #                      RIFT_KERNEL=debug boots the sanitizer kernel
 #   make soak          riftblk under fio verify while links flap, go silent
-#                      and the server reloads, SOAK_MIN minutes (30)
+#                      and the server reloads, SOAK_MIN minutes (30); then
+#                      while the server VM is killed and replaced,
+#                      SOAK_KILL_MIN minutes (SOAK_MIN / 3, at least 5)
 #   make check-packages  build the rift-dkms and riftctl .debs, lint them,
 #                      install them here, check DKMS built the modules for
 #                      KVER, purge them (root; tools/test-packages.sh)
@@ -87,7 +89,7 @@ bench:
 	$(CURDIR)/tools/bench/bench.sh
 
 soak:
-	$(CURDIR)/tools/soak.sh $(SOAK_MIN)
+	$(CURDIR)/tools/soak.sh "$(SOAK_MIN)" "$(SOAK_KILL_MIN)"
 
 selftest:
 	@[ -n "$(T)" ] || { echo "usage: make selftest T=<name>" >&2; exit 2; }

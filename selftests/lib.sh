@@ -746,6 +746,69 @@ riftblk_sample()
 	done > "$2"
 }
 
+# riftblk_soak_fio DEV SECS DIR: the soak's fio run on DEV (512 MiB) in
+# the background for SECS seconds, its pid in $fio_pid, its job file,
+# output and JSON in DIR.  Four jobs on their own regions: random writes
+# of 4 KiB..1 MiB at queue depths 1, 8, 32 and 64, every batch of
+# written blocks read back and checked (crc32c) while writing, so reads
+# and writes mix; a verify error stops fio.
+riftblk_soak_fio()
+{
+	cat > "$3/soak.fio" <<EOF
+[global]
+filename=$1
+direct=1
+ioengine=libaio
+rw=randwrite
+verify=crc32c
+verify_backlog=16
+verify_fatal=1
+do_verify=1
+time_based
+runtime=$2
+[qd1]
+iodepth=1
+bsrange=4k-16k
+offset=0
+size=32M
+[qd8]
+iodepth=8
+bsrange=4k-128k
+offset=32M
+size=96M
+[qd32]
+iodepth=32
+bsrange=4k-1m
+offset=128M
+size=192M
+[qd64]
+iodepth=64
+bsrange=4k-64k
+offset=320M
+size=192M
+EOF
+	(cd "$3" && exec fio --output-format=json --output="$3/soak.json" \
+		"$3/soak.fio" > "$3/soak.out" 2>&1) &
+	fio_pid=$!
+}
+
+# riftblk_soak_totals DIR: "VERIFIED_READS WRITES ERRORS" of the fio run
+# of riftblk_soak_fio DIR (nothing when fio left no JSON).
+riftblk_soak_totals()
+{
+	python3 - "$1/soak.json" <<'PY'
+import json, sys
+try:
+    s = open(sys.argv[1]).read()
+    jobs = json.loads(s[s.index("{"):])["jobs"]
+except (OSError, ValueError):
+    sys.exit(0)
+print(sum(j["read"]["total_ios"] for j in jobs),
+      sum(j["write"]["total_ios"] for j in jobs),
+      sum(j["error"] for j in jobs))
+PY
+}
+
 # riftblk_longest_stall FILE: the longest time, in seconds, the count of
 # completed IOs in a riftblk_sample FILE did not move.
 riftblk_longest_stall()

@@ -10,7 +10,9 @@
 # the server's modules are unloaded and loaded again.  Four fio jobs on
 # their own regions of the device: random writes of 4 KiB..1 MiB at
 # queue depths 1, 8, 32 and 64, every batch of written blocks read back
-# and checked (crc32c) while writing, so reads and writes mix.
+# and checked (crc32c) while writing, so reads and writes mix
+# (riftblk_soak_fio in lib.sh).  soak_kill.sh is its two-VM half: the
+# server VM loses power and is replaced.
 #
 # Prints verified IOs, link flaps, silent-loss episodes, reloads,
 # failovers and the longest stall of the device's completions; fails on
@@ -48,42 +50,7 @@ ktap_check "hb 500 ms x 3, reconnect 200..1000 ms, io_timeout and remap_timeout 
 	      echo 120000 > $CS/io_timeout_ms &&
 	      echo 120000 > /sys/module/riftblk_client/parameters/remap_timeout_ms"
 
-cat > "$OUT/soak.fio" <<EOF
-[global]
-filename=$dev
-direct=1
-ioengine=libaio
-rw=randwrite
-verify=crc32c
-verify_backlog=16
-verify_fatal=1
-do_verify=1
-time_based
-runtime=$SECS
-[qd1]
-iodepth=1
-bsrange=4k-16k
-offset=0
-size=32M
-[qd8]
-iodepth=8
-bsrange=4k-128k
-offset=32M
-size=96M
-[qd32]
-iodepth=32
-bsrange=4k-1m
-offset=128M
-size=192M
-[qd64]
-iodepth=64
-bsrange=4k-64k
-offset=320M
-size=192M
-EOF
-(cd "$OUT" && exec fio --output-format=json --output="$OUT/soak.json" \
-	"$OUT/soak.fio" > "$OUT/soak.out" 2>&1) &
-fio_pid=$!
+riftblk_soak_fio "$dev" $SECS "$OUT"
 riftblk_sample "$dev" "$OUT/samples" &
 smp=$!
 defer kill $smp
@@ -137,15 +104,7 @@ wait $fio_pid
 rc=$?
 kill $smp 2>/dev/null
 
-read -r verified written errs < <(python3 - "$OUT/soak.json" <<'PY'
-import json, sys
-s = open(sys.argv[1]).read()
-jobs = json.loads(s[s.index("{"):])["jobs"]
-print(sum(j["read"]["total_ios"] for j in jobs),
-      sum(j["write"]["total_ios"] for j in jobs),
-      sum(j["error"] for j in jobs))
-PY
-)
+read -r verified written errs < <(riftblk_soak_totals "$OUT")
 stall=$(riftblk_longest_stall "$OUT/samples")
 ktap_info "soak: $MIN min, fio rc $rc, errors ${errs:-?}; $written writes, ${verified:-?} verified reads; $flaps link flaps, $silent silent-loss episodes, $reloads server reloads; failed_over $(($(cat $CS/failed_over) - fo0)); longest stall ${stall} s"
 [ "$rc" = 0 ] || tail -n 5 "$OUT/soak.out" | while read -r l; do ktap_info "fio: $l"; done

@@ -83,7 +83,7 @@ head -c 1 $PO >/dev/null 2>&1 && page_owner=1
 # finds any, with the first stack; the full records go to KEY.pages.
 pages_check()
 {
-	local t0
+	local t0 s=$SECONDS
 	[ -n "$page_owner" ] || return 0
 	t0=$(dmesg | sed -n "s/^\[ *\([0-9]*\)\.\([0-9]*\)\] rift-selftest: begin $1\$/\1\2/p" | tail -n 1)
 	[ -n "$t0" ] || { echo "pages: no 'rift-selftest: begin $1' in the kernel log"; return 0; }
@@ -95,6 +95,10 @@ pages_check()
 	# the stack one frame a line, maybe a migration line, a blank line.
 	awk -v t0="${t0}000" -v out="$res/$1.pages" '
 		function flush() {
+			if (rec != "") {
+				recs++
+				if (ts >= t0) new++
+			}
 			if (rec != "" && rift && !cache && ts >= t0) {
 				n += 2 ^ order
 				print rec > out
@@ -118,8 +122,10 @@ pages_check()
 		}
 		END {
 			flush()
+			printf "page_owner: %d allocations in use, %d of them made during the test, %d pages of those through Rift\n", recs, new, n > out
 			if (n) printf "pages: %d pages allocated through Rift during the test still in use after it: %s\n", n, first
 		}' "$PO"
+	echo "page_owner: read and judged in $((SECONDS - s)) s" >> "$res/$1.pages"
 }
 
 # ktap_judge TEST KEY: what the test printed must match what it planned,

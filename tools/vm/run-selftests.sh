@@ -23,6 +23,9 @@
 #    in its environment (the first boot is incarnation 1);
 #  - records the kill and how long the replacement took to boot (until its
 #    test started) in results/<test>.server.restarts.
+# With "# rift-server-disk: MB" every incarnation has the same /dev/vda,
+# a sparse file of MB MiB in the results directory (vm.sh --disk): what
+# one acknowledged before its kill, the next one finds there.
 # A killed incarnation gives no verdict of its own: its log is kept as
 # results/<test>.server.killed<K>.log and the server's verdict is the
 # last incarnation's, failed too if the console of a killed one (its
@@ -228,6 +231,13 @@ server_vms()
 	local kill=$out/sync/$t.kill-server
 	max=$(testmeta_get "$st/$t.sh" server-restarts)
 	max=${max:-0}
+	local mb diskargs=()
+	mb=$(testmeta_get "$st/$t.sh" server-disk)
+	if [ -n "$mb" ]; then
+		rm -f "$out/$t.server.disk"
+		truncate -s "${mb}M" "$out/$t.server.disk"
+		diskargs=(--disk "$out/$t.server.disk")
+	fi
 	rec=$out/results/$t.server.restarts
 	while :; do
 		name=$t-server
@@ -235,7 +245,8 @@ server_vms()
 		left=$((deadline - SECONDS))
 		[ $left -ge 30 ] || left=30
 		"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$name" --smp 1 \
-			--net "udp:$sport:$cport" --mac 52:54:00:00:00:01 --timeout "$left" -- \
+			--net "udp:$sport:$cport" --mac 52:54:00:00:00:01 --timeout "$left" \
+			"${diskargs[@]}" -- \
 			env RIFT_INCARNATION=$inc tools/vm/guest-selftests.sh server "$t" \
 			2> "$out/vm-$name.stderr" &
 		pid=$!
@@ -271,6 +282,7 @@ server_vms()
 			[ -f "$out/current.server" ] && cur=1
 			reap_vm "$name" server
 			vm_ended "$name" server "$vmrc" "$cur"
+			rm -f "$out/$t.server.disk"
 			# What the killed incarnations' kernels said (below).
 			[ ! -s "$out/results/$t.server.killed.why" ] ||
 				fail_key "$t.server" "$(cat "$out/results/$t.server.killed.why")"

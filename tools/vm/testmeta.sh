@@ -9,6 +9,9 @@
 #   # rift-server-restarts: N        (two-vm: the server VM may be killed
 #                                      and replaced N times; see
 #                                      tools/vm/run-selftests.sh)
+#   # rift-server-disk: MB            (two-vm: the server VM, and every
+#                                      one that replaces it, has /dev/vda,
+#                                      one MB MiB disk that outlives kills)
 #   # rift-allow-skip: REASON        (the test may skip, or skip points,
 #                                      for REASON; without it a skip fails
 #                                      the test: tools/vm/guest-selftests.sh)

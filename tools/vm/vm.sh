@@ -10,12 +10,18 @@
 #
 # usage: vm.sh --out DIR --name NAME [--smp N] [--mem MB] [--timeout S]
 #              [--net isolated|udp:LOCALPORT:PEERPORT] [--mac MAC]
-#              [--append ARGS] [--slub-debug FLAGS|off] -- COMMAND...
+#              [--append ARGS] [--slub-debug FLAGS|off] [--disk FILE]
+#              -- COMMAND...
 #
 # The kernel boots with slub_debug=FZPU (the selftests' memory checks);
 # --slub-debug off boots without it, as the benchmark does: allocation
 # tracking saves a stack trace per allocation and would weigh on every
 # figure.
+#
+# --disk FILE gives the guest a virtio disk (/dev/vda) backed by FILE,
+# raw; qemu writes what the guest writes through to the host's page
+# cache, so it outlives a SIGKILL of qemu: the disk of a server VM that
+# the harness kills and replaces (rift-server-disk, run-selftests.sh).
 #
 # KVM is not used: on the machines this runs on, KVM guests hang at boot.
 set -euo pipefail
@@ -23,6 +29,7 @@ set -euo pipefail
 
 out= name=vm smp=2 mem=2048 tmo=900 net=isolated mac=52:54:00:12:34:56 append=
 slub=FZPU
+disk=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
@@ -34,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--mac) mac=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--slub-debug) slub=$2; shift 2 ;;
+	--disk) disk=$2; shift 2 ;;
 	--) shift; break ;;
 	*) vm_die "unknown option $1" ;;
 	esac
@@ -80,6 +88,7 @@ udp:*:*)
 *) vm_die "bad --net $net" ;;
 esac
 netargs+=(-device "virtio-net-pci,netdev=n0,mac=$mac")
+[ -z "$disk" ] || netargs+=(-drive "file=$disk,format=raw,if=virtio,cache=writeback")
 
 # log_buf_len: the default 128 KiB ring wraps within one cycle test
 # under a flood of info messages, and a WARNING early in the test would

@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rift-topology: two-vm
+# rift-server-restarts: 1000
+# rift-server-disk: 512
+# rift-timeout: (RIFT_SOAK_KILL_MIN ? RIFT_SOAK_KILL_MIN : 10) * 60 + 900
+#
+# Soak, two-VM half (make soak; not part of make check): the server VM
+# loses power again and again under verified IO.  A client VM maps the
+# server VM's /dev/vda over one path and runs the soak's fio (random
+# writes of 4 KiB..1 MiB at queue depths 1..64, read back and checked
+# with crc32c while writing: riftblk_soak_fio in lib.sh) for
+# RIFT_SOAK_KILL_MIN minutes (default 10); every RIFT_SOAK_KILL_EVERY
+# seconds (default 150) the host kills the server VM's qemu (SIGKILL) and
+# boots a fresh one, which exports the same disk (the harness keeps it
+# across incarnations: rift-server-disk).  The client keeps its IO
+# waiting while no server listens (io_timeout_ms, remap_timeout_ms),
+# reconnects to the new server, opens the device again and re-issues
+# what was in flight.  What a server acknowledged before its kill is on
+# the disk, so fio's verification covers it: a write acknowledged and
+# lost, or one re-issued wrong, is a verify error.
+#
+# Prints verified IOs, kills, the longest outage (kill to the path
+# connected again) and the longest stall of the device's completions;
+# fails on a verify error, an IO error, a server that does not come back
+# or (the harness) a report in either VM's kernel log, the killed ones'
+# included.
+cd "$(dirname "$0")" && . ./lib.sh
+rift_require_root
+role=${1:-}
+[ "$role" = server ] || [ "$role" = client ] || ktap_skip_all "needs the two-VM harness"
+
+T=soak_kill
+SRV=198.18.100.1
+CLT=198.18.100.2
+S=sk
+P=$CLT@$SRV:$RIFTBLK_PORT
+MIN=${RIFT_SOAK_KILL_MIN:-10}
+SECS=$((MIN * 60))
+EVERY=${RIFT_SOAK_KILL_EVERY:-150}
+INC=$RIFT_INCARNATION
+
+srv_up()
+{
+	modprobe virtio_blk 2>/dev/null
+	rift_wait_until 10 test -b /dev/vda || return 1
+	rift_insmod rift/rift-core && rift_insmod rift/rift-server &&
+		rift_srv_allow_host riftvm-soak-kill-client &&
+		rift_insmod riftblk/riftblk-server || return 1
+	defer rift_unload_all
+	riftblk_export_add /dev/vda
+}
+
+server()
+{
+	ktap_plan 4
+	ktap_check "server $INC: rxe on eth0" rift_rxe_eth0 $SRV
+	ktap_check "server $INC: rift and riftblk server modules load, /dev/vda exported" srv_up
+	rift_sync_post $T.ready$INC 1
+	# Until the client asks for this VM's power loss, or is done.
+	rift_wait_until $((SECS + 900)) eval "[ -e '$RIFT_OUT/sync/$T.kill$INC' ] ||
+					       [ -e '$RIFT_OUT/sync/$T.done' ]"
+	if [ -e "$RIFT_OUT/sync/$T.kill$INC" ]; then
+		ktap_info "server $INC: $(riftblk_srv_sessions) session(s); power off"
+		# Killed in here by the host: nothing after this runs.
+		rift_server_vm_kill $T
+		ktap_check "server $INC: killed by the host" false
+	fi
+	ktap_check "server $INC: the client is done" test -e "$RIFT_OUT/sync/$T.done"
+	__rift_run_deferred
+	ktap_check "server $INC: modules unloaded" eval '! rift_loaded rift/rift-core'
+}
+
+riftblk_srv_sessions()
+{
+	ls /sys/class/rift-server 2>/dev/null | wc -l
+}
+
+# killed INC: the host posts "INC HOST_MS" in sync/$T.server-killed once
+# it killed incarnation INC.
+killed()
+{
+	[ "$(cut -d' ' -f1 "$RIFT_OUT/sync/$T.server-killed" 2>/dev/null)" = "$1" ]
+}
+
+client()
+{
+	local dev state inc=1 kills=0 why= t0 ms max_out=0 rc verified written errs stall
+
+	ktap_plan 12
+	ktap_check "client: rxe on eth0" rift_rxe_eth0 $CLT
+	ktap_check "client: rift-core, rift-client, riftblk-client load" \
+		eval "rift_insmod rift/rift-core && rift_insmod rift/rift-client &&
+		      rift_insmod riftblk/riftblk-client"
+	defer rift_sync_post $T.done 1
+	defer rift_unload_all
+	defer riftblk_unmap_all
+	ktap_check "client: server 1 is up" \
+		eval "rift_sync_wait $T.ready1 300 && rift_wait_until 20 ping -c 1 -W 1 $SRV >/dev/null"
+	dev=$(riftblk_map "sessname=$S path=$CLT@$SRV device_path=/dev/vda")
+	ktap_check "client: the server VM's /dev/vda mapped: $dev" test -b "$dev"
+	CS=$RIFT_CLT_SYSFS/$S
+	ktap_check "client: hb 500 ms x 3, reconnect 200..2000 ms, io_timeout and remap_timeout 300 s" \
+		eval "echo 500 > $CS/hb_interval_ms && echo 3 > $CS/hb_missed_max &&
+		      echo 200 > $CS/reconnect_delay_ms && echo 2000 > $CS/reconnect_delay_max_ms &&
+		      echo 300000 > $CS/io_timeout_ms &&
+		      echo 300000 > /sys/module/riftblk_client/parameters/remap_timeout_ms"
+	state=$(riftblk_sysfs "$dev" state)
+	OUT=$RIFT_OUT/soak_kill
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	riftblk_soak_fio "$dev" $SECS "$OUT"
+	riftblk_sample "$dev" "$OUT/samples" &
+	smp=$!
+	defer kill $smp
+
+	# A kill only while a whole one (the replacement's boot, about a minute,
+	# and the reconnect) fits before fio's end.
+	local end=$((SECONDS + SECS - 150))
+	while [ $((SECONDS + EVERY)) -lt $end ] && kill -0 $fio_pid 2>/dev/null; do
+		sleep "$EVERY"
+		kill -0 $fio_pid 2>/dev/null || break
+		t0=$(rift_now_ms)
+		rift_sync_post $T.kill$inc 1
+		rift_wait_until 120 killed $inc || { why="server $inc not killed within 120 s"; break; }
+		kills=$((kills + 1))
+		inc=$((inc + 1))
+		rift_sync_wait $T.ready$inc 400 || { why="server $inc not up within 400 s"; break; }
+		rift_wait_until 120 eval "[ \"\$(rift_path_state $S $P)\" = connected ] &&
+					  [ \"\$(cat $state)\" = mapped ]" ||
+			{ why="not connected and mapped to server $inc within 120 s: $(rift_path_state $S "$P"), $(cat "$state")"; break; }
+		ms=$(($(rift_now_ms) - t0))
+		[ $ms -le $max_out ] || max_out=$ms
+		ktap_info "client: kill $kills: server $inc serving again $((ms / 1000)) s after the kill was asked for"
+	done
+	[ -z "$why" ] || ktap_info "client: kills stopped: $why"
+	ktap_check "client: every kill done, the device back after each" test -z "$why"
+	ktap_check "client: fio still running after the last kill" kill -0 $fio_pid
+	rift_wait_pid 900 $fio_pid
+	wait $fio_pid
+	rc=$?
+	kill $smp 2>/dev/null
+	read -r verified written errs < <(riftblk_soak_totals "$OUT")
+	stall=$(riftblk_longest_stall "$OUT/samples")
+	ktap_info "soak_kill: $MIN min, fio rc $rc, errors ${errs:-?}; $written writes, ${verified:-?} verified reads; $kills server VM kills, longest outage $((max_out / 1000)) s; reconnects $(rift_clt_stat $S "$P" reconnects), failed_over $(cat $CS/failed_over), failover_errors $(cat $CS/failover_errors); longest stall ${stall} s"
+	[ "$rc" = 0 ] || tail -n 5 "$OUT/soak.out" | while read -r l; do ktap_info "fio: $l"; done
+	ktap_check "client: fio: exit 0, zero errors, every job verified what it wrote" \
+		eval "[ $rc = 0 ] && [ '${errs:-1}' = 0 ] && [ ${verified:-0} -gt 0 ]"
+	ktap_check "client: at least one kill" test $kills -gt 0
+	ktap_check "client: the device is mapped at the end" test "$(cat "$state")" = mapped
+	ktap_check "client: unmap" riftblk_unmap "$dev"
+	rift_sync_post $T.done 1
+	__rift_run_deferred
+	ktap_check "client: modules unloaded" eval '! rift_loaded rift/rift-core'
+}
+
+ktap_header
+if [ "$role" = client ]; then
+	client
+else
+	server
+fi
+ktap_finished
