@@ -99,11 +99,23 @@ make -s -C "$RIFT_TOP/tools/riftctl" >>"$out/build.log" 2>&1 ||
 # Kill VM NAME once the test it reports as running is overdue.
 watch_vm()
 {
-	local name=$1 role=$2 vmpid=$3 cur t tmo started pid key
+	local name=$1 role=$2 vmpid=$3 cur t tmo started pid key seen= t0=$SECONDS
+	rm -f "$out/$name.boot-hang"
 	while kill -0 "$vmpid" 2>/dev/null; do
 		sleep 2
 		cur="$out/current.$role"
+		# A guest that has not begun its first test BOOT_GRACE after it
+		# started hangs in its boot (seen under TCG on a loaded host: the
+		# second vCPU never came up, qemu idle); no Rift code has run.
+		if [ -z "$seen" ] && [ ! -f "$cur" ] && [ $((SECONDS - t0)) -gt "$BOOT_GRACE" ]; then
+			echo "selftests: VM $name has not begun a test ${BOOT_GRACE}s after it started; killing it" >&2
+			pid=$(cat "$out/qemu-$name.pid" 2>/dev/null) && kill -KILL "$pid"
+			echo "no test begun ${BOOT_GRACE}s after the VM started; console: console-$name.log" \
+				> "$out/$name.boot-hang"
+			return
+		fi
 		[ -f "$cur" ] || continue
+		seen=1
 		read -r t tmo < "$cur" || continue
 		started=$(stat -c %Y "$cur")
 		if [ $(( $(date +%s) - started )) -gt $((tmo + 60)) ]; then
@@ -190,6 +202,7 @@ for t in "${tests[@]}"; do
 done
 
 boot=0
+boot_hangs=0
 todo=("${single[@]}")
 while [ ${#todo[@]} -gt 0 ]; do
 	boot=$((boot + 1))
@@ -209,7 +222,14 @@ while [ ${#todo[@]} -gt 0 ]; do
 	for t in "${todo[@]}"; do
 		[ -f "$out/results/$t.rc" ] || rest+=("$t")
 	done
-	if [ ${#rest[@]} -eq ${#todo[@]} ]; then
+	if [ ${#rest[@]} -eq ${#todo[@]} ] && [ -f "$out/$name.boot-hang" ] && [ "$boot_hangs" = 0 ]; then
+		# Its boot hung before any test: once per run, boot again.  The
+		# first boot's console stays beside the results, and the last
+		# line of the summary names it.
+		boot_hangs=1
+		echo "# VM $name hung in its boot, before any test ($(cat "$out/$name.boot-hang")): booting again" |
+			tee -a "$out/boot-hangs" >&2
+	elif [ ${#rest[@]} -eq ${#todo[@]} ]; then
 		# Not even one test ran: the VM cannot boot; do not loop.
 		for t in "${rest[@]}"; do
 			echo 125 > "$out/results/$t.rc"
@@ -380,5 +400,6 @@ for t in "${tests[@]}"; do
 	esac
 done
 echo "$pass $fail $skip" > "$out/summary"
+[ ! -f "$out/boot-hangs" ] || cat "$out/boot-hangs"
 echo "selftests: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
