@@ -70,16 +70,18 @@ kmemleak_check()
 PO=/sys/kernel/debug/page_owner
 page_owner=
 # Readable only when the kernel has PAGE_OWNER and booted page_owner=on
-# (the sanitizer kernel).
-head -c 1 $PO >/dev/null 2>&1 && page_owner=1
+# (the sanitizer kernel).  A read must have room for a whole record (or
+# fails with ENOMEM): never read it with small buffers.
+dd if=$PO of=/dev/null bs=64k count=1 status=none 2>/dev/null && page_owner=1
 
 # pages_check KEY: the pages allocated since KEY began (page_owner's ts
 # and printk's timestamps are both local_clock) and still in use whose
 # allocation stack runs through Rift: a Rift module's frame, or a bare
 # module address (a module since unloaded, as Rift's are at every test's
 # end).  Pages a kernel cache keeps once the memory it handed out is
-# freed (slab pages, per-cpu chunks, page fragments) are no leak: slab
-# objects are kmemleak's to judge.  Prints one "pages: ..." line when it
+# freed (slab pages, per-cpu chunks, page fragments, vmalloc's page
+# tables and KASAN shadow) are no leak: slab objects are kmemleak's to
+# judge.  Prints one "pages: ..." line when it
 # finds any, with the first stack; the full records go to KEY.pages.
 pages_check()
 {
@@ -116,6 +118,10 @@ pages_check()
 		{ rec = rec "\n" $0 }
 		/^$/ { flush(); next }
 		/allocate_slab|new_slab|pcpu_populate_chunk|pcpu_alloc_pages|page_frag_cache_refill|page_frag_alloc/ { cache = 1 }
+		# Page tables of vmalloc space, and KASAN'"'"'s shadow of a vmalloc
+		# area (freed when the kernel purges its lazily freed areas):
+		# the kernel'"'"'s, kept after the vfree.
+		/__pte_alloc_kernel|__pmd_alloc|__pud_alloc|__p4d_alloc|kasan_populate_vmalloc/ { cache = 1 }
 		/\[(rift|riftblk)[a-z_]*\]$/ || /^ *0xffffffff[a-f][0-9a-f]+$/ {
 			rift = 1
 			if (where == "") { where = $0; sub(/^ */, "", where) }
@@ -124,7 +130,7 @@ pages_check()
 			flush()
 			printf "page_owner: %d allocations in use, %d of them made during the test, %d pages of those through Rift\n", recs, new, n > out
 			if (n) printf "pages: %d pages allocated through Rift during the test still in use after it: %s\n", n, first
-		}' "$PO"
+		}' < <(dd if=$PO bs=1M status=none)
 	echo "page_owner: read and judged in $((SECONDS - s)) s" >> "$res/$1.pages"
 }
 
