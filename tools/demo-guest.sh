@@ -28,44 +28,41 @@ CS=$RIFT_CLT_SYSFS/$S
 NB=riftnb0
 RUNTIME=25
 
-# paths_table: one line per path of the session.
+RC=$RIFT_TREE/tools/riftctl/riftctl
+[ -x "$RC" ] || { echo "riftctl not built (make riftctl)"; exit 1; }
+
+# paths_table: sessions, paths and devices as riftctl shows them.
 paths_table()
 {
-	local p
-	printf '   %-30s %-13s %9s %9s %9s %10s\n' path state reads writes failovers reconnects
-	for p in "$CS"/paths/*/; do
-		printf '   %-30s %-13s %9s %9s %9s %10s\n' "$(basename "$p")" \
-			"$(cat "$p/state")" "$(cat "$p/stats/reqs_read")" \
-			"$(cat "$p/stats/reqs_write")" "$(cat "$p/stats/failovers")" \
-			"$(cat "$p/stats/reconnects")"
-	done
+	"$RC" list | sed 's/^/   /'
 }
 
 echo "== the server admits this host, with a secret (HMAC-SHA256, both ways)"
 H=$(cat /sys/module/rift_client/parameters/host_name)
-SECRET=$(openssl rand -hex 32)
-SSECRET=$(openssl rand -hex 32)
-echo "$H" > /sys/kernel/rift_server/add_host
-echo "$SECRET" > "/sys/kernel/rift_server/hosts/$H/secret"
-echo "$SSECRET" > "/sys/kernel/rift_server/hosts/$H/server_secret"
-echo "   host $H (uuid $(cat /sys/module/rift_client/parameters/host_uuid)):" \
-	"secret set: $(cat "/sys/kernel/rift_server/hosts/$H/has_secret")," \
-	"server secret set: $(cat "/sys/kernel/rift_server/hosts/$H/has_server_secret")"
+umask 077
+openssl rand -hex 32 > "$RIFT_OUT/secret"
+openssl rand -hex 32 > "$RIFT_OUT/server_secret"
+echo "   # riftctl host add $H --secret-file secret --server-secret-file server_secret"
+"$RC" host add "$H" --secret-file "$RIFT_OUT/secret" --server-secret-file "$RIFT_OUT/server_secret"
+echo "   # riftctl host list"
+"$RC" host list | sed 's/^/   /'
 echo "== riftblk: exporting a memory-backed null_blk device (256 MiB) to host $H only"
 riftblk_nullb_noexport $NB 256
-riftblk_export "/dev/$NB" rw "$H"
-E=/sys/kernel/riftblk_server/exports/$NB
-echo "   export $NB: path $(cat "$E/path"), access $(cat "$E/access"), hosts $(cat "$E/hosts")"
-dev=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NB secret=$SECRET server_secret=$SSECRET")
+echo "   # riftctl export add /dev/$NB --hosts $H --access rw"
+"$RC" export add "/dev/$NB" --hosts "$H" --access rw
+echo "   # riftctl export list"
+"$RC" export list | sed 's/^/   /'
+echo "== the client maps it over two paths"
+echo "   # riftctl map $S /dev/$NB --path 198.18.0.2@198.18.0.1 --path 198.18.1.2@198.18.1.1 --secret-file secret --server-secret-file server_secret"
+dev=$("$RC" map $S "/dev/$NB" --path 198.18.0.2@198.18.0.1 --path 198.18.1.2@198.18.1.1 \
+	--secret-file "$RIFT_OUT/secret" --server-secret-file "$RIFT_OUT/server_secret")
 rift_wait_until 20 riftblk_all_connected $S
-echo "   server: session $S belongs to host $(cat "$RIFT_SRV_SYSFS/$S/host_name")," \
-	"authenticated: $(cat "$RIFT_SRV_SYSFS/$S/authenticated")"
-echo 500 > "$CS/hb_interval_ms"
-echo 200 > "$CS/reconnect_delay_ms"
-echo 1000 > "$CS/reconnect_delay_max_ms"
-echo "   mapped /dev/$NB as $dev: $(blockdev --getsize64 "$dev") bytes," \
-	"state $(cat "$(riftblk_sysfs "$dev" state)"), session $S," \
-	"$(cat "$CS/connected_paths") paths connected"
+echo "   # riftctl set $S hb_interval_ms=500 reconnect_delay_ms=200 reconnect_delay_max_ms=1000"
+"$RC" set $S hb_interval_ms=500 reconnect_delay_ms=200 reconnect_delay_max_ms=1000
+echo "   mapped /dev/$NB as $dev: $(blockdev --getsize64 "$dev") bytes"
+echo "   # riftctl server list"
+"$RC" server list | sed 's/^/   /'
+echo "   # riftctl list"
 paths_table
 
 echo "== fio: ${RUNTIME} s of random writes 4..64 KiB, queue depth 16, crc32c read back and verified"
@@ -81,6 +78,8 @@ ip link set dev riftb1 down
 rift_wait_until 20 eval "[ \"\$(rift_path_state $S $RIFTBLK_P1)\" != connected ]" || true
 sleep 3
 echo "   device $(cat "$(riftblk_sysfs "$dev" state)"), IO goes on over path 0:"
+echo "   # riftctl stats $S"
+"$RC" stats $S | sed 's/^/   /'
 paths_table
 echo "== link 1 comes back (rxe device re-created, see rift_link_up in selftests/lib.sh)"
 rift_link_up riftb1
@@ -103,8 +102,11 @@ else
 	echo "   verify errors or IO errors: see $RIFT_OUT/demo.out"
 fi
 echo "== unmapping and unloading"
-riftblk_unmap "$dev"
+echo "   # riftctl unmap $dev; riftctl export remove /dev/$NB; riftctl host remove $H"
+"$RC" unmap "$dev"
 rift_wait_until 10 eval "[ ! -e $dev ] && [ ! -e $CS ]"
+"$RC" export remove "/dev/$NB"
+"$RC" host remove "$H"
 rift_unload_all
 [ $fio_ok = 1 ] || { echo "== fio FAILED"; exit 1; }
 dmesg | "$RIFT_TREE/tools/vm/dmesg-check.sh" && echo "== kernel log clean"
