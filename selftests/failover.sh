@@ -21,7 +21,7 @@
 #     run of one request at a time (where min-inflight and round-robin
 #     alternate) must go nine in ten down the faster path;
 # and remove_path / add_path while IO runs lose nothing.
-# Links come back through rift_link_up (see lib.sh: rxe needs its device
+# Links come back through rift_link_up (see lib-net.sh: rxe needs its device
 # re-created after an admin down/up of a veth).
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root

@@ -8,7 +8,7 @@
 # comes back.  The transport fails the requests of the dead path over to
 # the other one; the path reconnects; fio finishes with zero errors, and
 # both paths carried requests before and after.  The link comes back
-# through rift_link_up (see lib.sh: rxe needs its device re-created after
+# through rift_link_up (see lib-net.sh: rxe needs its device re-created after
 # an admin down/up of a veth).
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root

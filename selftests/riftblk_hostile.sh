@@ -16,7 +16,7 @@
 # left (sessions, mappings, exclusive opens, slab objects), its refusals
 # did not flood the kernel log, and the modules unload.
 #
-# The devices come from lib.sh (riftblk_nullb, which exports them to every
+# The devices come from lib-riftblk.sh (riftblk_nullb, which exports them to every
 # host); dev_search_path=/dev restricts the server further.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root

@@ -11,7 +11,7 @@
 # their own regions of the device: random writes of 4 KiB..1 MiB at
 # queue depths 1, 8, 32 and 64, every batch of written blocks read back
 # and checked (crc32c) while writing, so reads and writes mix
-# (riftblk_soak_fio in lib.sh).  soak_kill.sh is its two-VM half: the
+# (riftblk_soak_fio in lib-riftblk.sh).  soak_kill.sh is its two-VM half: the
 # server VM loses power and is replaced.
 #
 # Prints verified IOs, link flaps, silent-loss episodes, reloads,

@@ -9,7 +9,7 @@
 # loses power again and again under verified IO.  A client VM maps the
 # server VM's /dev/vda over one path and runs the soak's fio (random
 # writes of 4 KiB..1 MiB at queue depths 1..64, read back and checked
-# with crc32c while writing: riftblk_soak_fio in lib.sh) for
+# with crc32c while writing: riftblk_soak_fio in lib-riftblk.sh) for
 # RIFT_SOAK_KILL_MIN minutes (default 10); every RIFT_SOAK_KILL_EVERY
 # seconds (default 150) the host kills the server VM's qemu (SIGKILL) and
 # boots a fresh one, which exports the same disk (the harness keeps it

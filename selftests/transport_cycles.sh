@@ -105,7 +105,7 @@ l1=$(leftovers)
 # The kmalloc caches' totals are shown, not judged: kmalloc-512 also holds
 # network buffer heads that rxe and the veth pair keep around, and swings
 # by hundreds either way over a long boot.  What Rift's own code allocated
-# is judged, call site by call site (rift_slab_owned in lib.sh).
+# is judged, call site by call site (rift_slab_owned in lib-leak.sh).
 ktap_info "after: Rift's slab objects $o1 (delta $((o1 - o0)), threshold $LEAK_MAX); kmalloc objects $k1 (delta $((k1 - k0))); $m1"
 ktap_info "after: rdma $r1"
 join "$RIFT_OUT/cycles.slab0" "$RIFT_OUT/cycles.slab1" |

@@ -81,7 +81,7 @@ echo "   device $(cat "$(riftblk_sysfs "$dev" state)"), IO goes on over path 0:"
 echo "   # riftctl stats $S"
 "$RC" stats $S | sed 's/^/   /'
 paths_table
-echo "== link 1 comes back (rxe device re-created, see rift_link_up in selftests/lib.sh)"
+echo "== link 1 comes back (rxe device re-created, see rift_link_up in selftests/lib-net.sh)"
 rift_link_up riftb1
 rift_wait_until 60 riftblk_all_connected $S || true
 paths_table

@@ -14,7 +14,7 @@
 # A two-VM test whose header says "# rift-server-restarts: N" may have its
 # server VM killed and replaced, up to N times, to test what a client does
 # when its server loses power.  The server's test script asks for it with
-# rift_server_vm_kill (selftests/lib.sh), which posts sync/<test>.kill-server
+# rift_server_vm_kill (selftests/lib-net.sh), which posts sync/<test>.kill-server
 # in the shared results directory and waits.  The host then:
 #  - kills that VM's qemu with SIGKILL: no shutdown, nothing flushed;
 #  - posts sync/<test>.server-killed ("INCARNATION HOST_EPOCH_MS");

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# KTAP output, deferred cleanup and waiting: what every test uses.
+# Sourced by lib.sh; not a test.
+
+RIFT_TREE=${RIFT_TREE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+RIFT_OUT=${RIFT_OUT:-/tmp}
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+__ktap_n=0
+__ktap_pass=0
+__ktap_fail=0
+__ktap_skip=0
+
+ktap_header()
+{
+	echo "KTAP version 1"
+}
+
+ktap_plan()
+{
+	echo "1..$1"
+}
+
+ktap_pass()
+{
+	__ktap_n=$((__ktap_n + 1))
+	__ktap_pass=$((__ktap_pass + 1))
+	echo "ok $__ktap_n $*"
+}
+
+ktap_fail()
+{
+	__ktap_n=$((__ktap_n + 1))
+	__ktap_fail=$((__ktap_fail + 1))
+	echo "not ok $__ktap_n $*"
+}
+
+# ktap_skip DESC REASON
+ktap_skip()
+{
+	__ktap_n=$((__ktap_n + 1))
+	__ktap_skip=$((__ktap_skip + 1))
+	echo "ok $__ktap_n $1 # SKIP $2"
+}
+
+ktap_info()
+{
+	echo "# $*"
+}
+
+# ktap_check DESC CMD...: one test point, passing iff CMD succeeds.
+ktap_check()
+{
+	local desc=$1
+	shift
+	if "$@"; then
+		ktap_pass "$desc"
+	else
+		ktap_fail "$desc"
+	fi
+}
+
+# The whole test cannot run here (exit 4, as kselftest expects).
+ktap_skip_all()
+{
+	echo "1..0 # SKIP $*"
+	exit $KSFT_SKIP
+}
+
+ktap_finished()
+{
+	echo "# Totals: pass:$__ktap_pass fail:$__ktap_fail skip:$__ktap_skip"
+	if [ $__ktap_fail -gt 0 ]; then
+		exit $KSFT_FAIL
+	fi
+	if [ $__ktap_pass -eq 0 ] && [ $__ktap_skip -gt 0 ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+# defer CMD ARGS...: run at exit, last deferred first, even on failure,
+# so a test leaves the machine as it found it for the next one.
+__rift_deferred=()
+defer()
+{
+	__rift_deferred+=("$(printf '%q ' "$@")")
+}
+
+__rift_run_deferred()
+{
+	local i
+	for ((i = ${#__rift_deferred[@]} - 1; i >= 0; i--)); do
+		eval "${__rift_deferred[i]}" >/dev/null 2>&1 || true
+	done
+	__rift_deferred=()
+}
+trap __rift_run_deferred EXIT
+
+rift_require_root()
+{
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "must run as root"
+}
+
+# rift_wait_until SECONDS CMD...: poll CMD until it succeeds.
+rift_wait_until()
+{
+	local end=$((SECONDS + $1))
+	shift
+	while ! "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.2
+	done
+}
+
+
+# rift_write FILE TEXT: one write(2) of TEXT and a newline; prints "ok" or
+# the error's text ("Invalid argument", "File exists", ...).
+rift_write()
+{
+	local out
+	if out=$({ echo "$2" > "$1"; } 2>&1); then
+		echo ok
+	else
+		echo "${out##*: }"
+	fi
+}
+
+# rift_wait_pid SECONDS PID: wait for a background job, up to SECONDS;
+# its exit status, or 124 if it is still running.
+rift_wait_pid()
+{
+	local end=$((SECONDS + $1))
+	while kill -0 "$2" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || return 124
+		sleep 0.2
+	done
+	wait "$2"
+}
+
+# rift_now_ms: monotonic-enough milliseconds for timing a step.
+rift_now_ms()
+{
+	echo $(($(date +%s%N) / 1000000))
+}

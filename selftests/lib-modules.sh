@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Loading and unloading Rift's modules from the tree; the server's
+# host allow-list for this host.
+# Sourced by lib.sh; not a test.
+
+# Modules in load order; unload goes the other way.
+RIFT_MODULES=(rift/rift-core rift/rift-client rift/rift-server test/rift-test-srv
+	      test/rift-test riftblk/riftblk-client riftblk/riftblk-server)
+
+rift_modname()
+{
+	basename "$1" | tr - _
+}
+
+rift_loaded()
+{
+	[ -d "/sys/module/$(rift_modname "$1")" ]
+}
+
+# rift_insmod PATH [PARAMS...]: load one module of the tree after the
+# kernel modules it depends on.
+rift_insmod()
+{
+	local ko=$RIFT_TREE/$1.ko d
+	shift
+	[ -f "$ko" ] || { echo "# $ko not built"; return 1; }
+	for d in $(modinfo -F depends "$ko" | tr , ' '); do
+		[ -d "/sys/module/$d" ] || modprobe "$d" 2>/dev/null || true
+	done
+	insmod "$ko" "$@"
+}
+
+# The server refuses hosts it does not know (allow_any_host=0): tests
+# load it with this host, which the client names by its node name,
+# allow-listed.
+RIFT_SRV_KOBJ=/sys/kernel/rift_server
+
+# rift_srv_allow_host NAME: admit host NAME (no secret)
+rift_srv_allow_host()
+{
+	[ -d "$RIFT_SRV_KOBJ/hosts/$1" ] || echo "$1" > "$RIFT_SRV_KOBJ/add_host"
+}
+
+# rift_srv_load [PARAMS...]: rift-server with this host admitted
+rift_srv_load()
+{
+	rift_insmod rift/rift-server "$@" && rift_srv_allow_host "$(uname -n)"
+}
+
+rift_load_all()
+{
+	local m
+	for m in "${RIFT_MODULES[@]}"; do
+		rift_loaded "$m" || rift_insmod "$m" || return 1
+	done
+}
+
+rift_unload_all()
+{
+	local i m rc=0
+	for ((i = ${#RIFT_MODULES[@]} - 1; i >= 0; i--)); do
+		m=${RIFT_MODULES[i]}
+		if rift_loaded "$m"; then
+			rmmod "$(rift_modname "$m")" || rc=1
+		fi
+	done
+	return $rc
+}
