@@ -55,6 +55,7 @@
 #include <linux/wait.h>
 #include <linux/prandom.h>
 #include <linux/err.h>
+#include <linux/parser.h>
 #include <asm/unaligned.h>
 
 #include <rift/rift.h>
@@ -1016,41 +1017,75 @@ static void rift_test_sess_abort(struct rift_test_sess *ts)
 	kfree(ts);
 }
 
+enum {
+	RIFT_TEST_OPT_SESSNAME,
+	RIFT_TEST_OPT_PATH,
+	RIFT_TEST_OPT_PORT,
+	RIFT_TEST_OPT_QUEUE_DEPTH,
+	RIFT_TEST_OPT_NR_CONS,
+	RIFT_TEST_OPT_ERR,
+};
+
+static const match_table_t rift_test_open_opts = {
+	{ RIFT_TEST_OPT_SESSNAME,	"sessname=%s" },
+	{ RIFT_TEST_OPT_PATH,		"path=%s" },
+	{ RIFT_TEST_OPT_PORT,		"port=%u" },
+	{ RIFT_TEST_OPT_QUEUE_DEPTH,	"queue_depth=%u" },
+	{ RIFT_TEST_OPT_NR_CONS,	"nr_cons=%u" },
+	{ RIFT_TEST_OPT_ERR,		NULL },
+};
+
+/* One "key=value" of the open line; a path points into @tok. */
+static int rift_test_open_opt(char *tok, struct rift_clt_open_args *oa,
+			      char *name, char **path_str, unsigned int *nr_paths)
+{
+	substring_t arg[MAX_OPT_ARGS];
+	unsigned int v;
+
+	switch (match_token(tok, rift_test_open_opts, arg)) {
+	case RIFT_TEST_OPT_SESSNAME:
+		/* %s runs to the token's end: arg[0].from is a C string. */
+		return strscpy(name, arg[0].from, RIFT_NAME_MAX + 1) < 0 ? -EINVAL : 0;
+	case RIFT_TEST_OPT_PATH:
+		if (*nr_paths == RIFT_TEST_MAX_PATHS)
+			return -E2BIG;
+		path_str[(*nr_paths)++] = arg[0].from;
+		return 0;
+	case RIFT_TEST_OPT_PORT:
+		if (match_uint(&arg[0], &v) || v > U16_MAX)
+			return -EINVAL;
+		oa->port = v;
+		return 0;
+	case RIFT_TEST_OPT_QUEUE_DEPTH:
+		if (match_uint(&arg[0], &v) || v > RIFT_MAX_QUEUE_DEPTH)
+			return -EINVAL;
+		oa->queue_depth = v;
+		return 0;
+	case RIFT_TEST_OPT_NR_CONS:
+		if (match_uint(&arg[0], &v) || v > RIFT_MAX_CONS)
+			return -EINVAL;
+		oa->nr_cons = v;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 static int rift_test_open_sess(char *args, struct rift_test_addrs *a)
 {
 	struct rift_clt_open_args oa = {};
 	struct rift_clt_attrs attrs;
 	struct rift_test_sess *ts;
-	char *tok, *val, *path_str[RIFT_TEST_MAX_PATHS], name[RIFT_NAME_MAX + 1] = "";
-	unsigned int v, i, nr_paths = 0;
+	char *tok, *path_str[RIFT_TEST_MAX_PATHS], name[RIFT_NAME_MAX + 1] = "";
+	unsigned int i, nr_paths = 0;
 	int err;
 
 	while ((tok = strsep(&args, "\n "))) {
 		if (!*tok)
 			continue;
-		val = strchr(tok, '=');
-		if (!val)
-			return -EINVAL;
-		*val++ = '\0';
-		if (!strcmp(tok, "sessname")) {
-			if (strscpy(name, val, sizeof(name)) < 0)
-				return -EINVAL;
-		} else if (!strcmp(tok, "path")) {
-			if (nr_paths == RIFT_TEST_MAX_PATHS)
-				return -E2BIG;
-			path_str[nr_paths++] = val;
-		} else if (!strcmp(tok, "port")) {
-			if (kstrtou16(val, 0, &oa.port))
-				return -EINVAL;
-		} else if (!strcmp(tok, "queue_depth") && !kstrtouint(val, 0, &v) &&
-			   v <= RIFT_MAX_QUEUE_DEPTH) {
-			oa.queue_depth = v;
-		} else if (!strcmp(tok, "nr_cons") && !kstrtouint(val, 0, &v) &&
-			   v <= RIFT_MAX_CONS) {
-			oa.nr_cons = v;
-		} else {
-			return -EINVAL;
-		}
+		err = rift_test_open_opt(tok, &oa, name, path_str, &nr_paths);
+		if (err)
+			return err;
 	}
 	if (!name[0] || !nr_paths)
 		return -EINVAL;
