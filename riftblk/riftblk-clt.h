@@ -113,6 +113,7 @@ extern struct mutex riftblk_clt_lock;
 
 int riftblk_clt_sync_req(struct riftblk_clt_sess *sess, enum rift_dir dir,
 			 const void *usr, size_t usrlen, void *buf, size_t buflen);
+struct riftblk_clt_sess *riftblk_clt_sess_get(const struct riftblk_map_args *args);
 void riftblk_clt_sess_put(struct riftblk_clt_sess *sess);
 int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
 			const struct riftblk_map_args *args);

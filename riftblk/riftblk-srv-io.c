@@ -38,6 +38,8 @@ struct riftblk_srv_io {
 	struct riftblk_io	io;
 };
 
+/* Woken as a mapping's last IO in flight ends: its close waits here. */
+DECLARE_WAIT_QUEUE_HEAD(riftblk_srv_idle_wait);
 static struct kmem_cache *riftblk_srv_io_cache;
 static mempool_t *riftblk_srv_io_pool;
 static struct workqueue_struct *riftblk_srv_io_wq;

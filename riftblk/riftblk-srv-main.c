@@ -41,15 +41,7 @@ static ushort srv_port = RIFTBLK_DEFAULT_PORT;
 module_param(srv_port, ushort, 0444);
 MODULE_PARM_DESC(srv_port, "Port to serve riftblk on (default 7675)");
 
-static struct class riftblk_srv_class = {
-	.name = "riftblk-server",
-};
-
-/* Sessions, devices and mappings: every change to them. */
-DEFINE_MUTEX(riftblk_srv_lock);
-DECLARE_WAIT_QUEUE_HEAD(riftblk_srv_idle_wait);
 static LIST_HEAD(riftblk_srv_sessions);
-static LIST_HEAD(riftblk_srv_devs);
 static struct workqueue_struct *riftblk_srv_ctl_wq;
 static struct rift_srv_ctx *riftblk_srv_ctx;
 /* The holder of every exclusive open: mappings share devices. */
@@ -82,43 +74,6 @@ struct riftblk_srv_ctl {
 /* ------------------------------------------------------------------ */
 /* sysfs                                                               */
 /* ------------------------------------------------------------------ */
-
-static struct riftblk_srv_dev *to_srv_dev(struct device *dev)
-{
-	return container_of(dev, struct riftblk_srv_dev, dev);
-}
-
-static ssize_t path_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%s\n", to_srv_dev(dev)->path);
-}
-
-static DEVICE_ATTR_RO(path);
-
-static ssize_t nr_sessions_show(struct device *dev, struct device_attribute *attr,
-				char *buf)
-{
-	unsigned int n;
-
-	/* Without the lock: device removal waits for this reader. */
-	n = READ_ONCE(to_srv_dev(dev)->nr_maps);
-	return sysfs_emit(buf, "%u\n", n);
-}
-
-static DEVICE_ATTR_RO(nr_sessions);
-
-static struct attribute *riftblk_srv_dev_attrs[] = {
-	&dev_attr_path.attr,
-	&dev_attr_nr_sessions.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(riftblk_srv_dev);
-
-static void riftblk_srv_dev_release(struct device *dev)
-{
-	kfree(to_srv_dev(dev));
-}
 
 static struct riftblk_srv_map *to_srv_map(struct kobject *kobj)
 {
@@ -246,72 +201,6 @@ static int riftblk_srv_lookup(const char *req, dev_t *devt)
 out:
 	path_put(&p);
 	return err;
-}
-
-static struct riftblk_srv_dev *riftblk_srv_dev_get(struct block_device *bdev,
-						   const char *path)
-{
-	struct riftblk_srv_dev *d;
-	int err;
-
-	list_for_each_entry(d, &riftblk_srv_devs, entry)
-		if (d->devt == bdev->bd_dev)
-			return d;
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
-	if (!d)
-		return ERR_PTR(-ENOMEM);
-	d->devt = bdev->bd_dev;
-	strscpy(d->path, path, sizeof(d->path));
-	INIT_LIST_HEAD(&d->maps);
-	device_initialize(&d->dev);
-	d->dev.class = &riftblk_srv_class;
-	d->dev.release = riftblk_srv_dev_release;
-	d->dev.groups = riftblk_srv_dev_groups;
-	err = dev_set_name(&d->dev, "%pg", bdev);
-	if (!err)
-		err = device_add(&d->dev);
-	if (err)
-		goto err_put;
-	d->sessions_kobj = kobject_create_and_add("sessions", &d->dev.kobj);
-	if (!d->sessions_kobj) {
-		err = -ENOMEM;
-		device_del(&d->dev);
-		goto err_put;
-	}
-	list_add_tail(&d->entry, &riftblk_srv_devs);
-	return d;
-
-err_put:
-	put_device(&d->dev);
-	return ERR_PTR(err);
-}
-
-/**
- * riftblk_srv_dev_mapped() - does some session map the device
- * @devt: the device
- *
- * Caller holds riftblk_srv_lock.
- *
- * Return: true while any mapping of @devt is open.
- */
-bool riftblk_srv_dev_mapped(dev_t devt)
-{
-	struct riftblk_srv_dev *d;
-
-	lockdep_assert_held(&riftblk_srv_lock);
-	list_for_each_entry(d, &riftblk_srv_devs, entry)
-		if (d->devt == devt)
-			return d->nr_maps > 0;
-	return false;
-}
-
-static void riftblk_srv_dev_put(struct riftblk_srv_dev *d)
-{
-	if (d->nr_maps)
-		return;
-	list_del(&d->entry);
-	kobject_put(d->sessions_kobj);
-	device_unregister(&d->dev);
 }
 
 /*
@@ -774,11 +663,9 @@ static int __init riftblk_srv_init(void)
 	if (err)
 		return err;
 	riftblk_srv_next_id = get_random_u32();
-	err = class_register(&riftblk_srv_class);
-	if (err) {
-		pr_err("cannot register class: %d\n", err);
+	err = riftblk_srv_devs_init();
+	if (err)
 		return err;
-	}
 	err = -ENOMEM;
 	riftblk_srv_ctl_wq = alloc_ordered_workqueue("riftblk_srv_ctl", WQ_MEM_RECLAIM);
 	if (!riftblk_srv_ctl_wq)
@@ -804,7 +691,7 @@ err_io:
 err_wq:
 	destroy_workqueue(riftblk_srv_ctl_wq);
 err_class:
-	class_unregister(&riftblk_srv_class);
+	riftblk_srv_devs_exit();
 	return err;
 }
 
@@ -815,7 +702,7 @@ static void __exit riftblk_srv_exit(void)
 	destroy_workqueue(riftblk_srv_ctl_wq);
 	riftblk_srv_exports_exit();
 	riftblk_srv_io_exit();
-	class_unregister(&riftblk_srv_class);
+	riftblk_srv_devs_exit();
 }
 
 module_init(riftblk_srv_init);

@@ -95,6 +95,11 @@ int riftblk_srv_exports_init(void);
 void riftblk_srv_exports_exit(void);
 int riftblk_srv_export_check(dev_t devt, const char *host, u16 mode);
 bool riftblk_srv_host_has_exports(const char *host);
+
+int riftblk_srv_devs_init(void);
+void riftblk_srv_devs_exit(void);
+struct riftblk_srv_dev *riftblk_srv_dev_get(struct block_device *bdev, const char *path);
+void riftblk_srv_dev_put(struct riftblk_srv_dev *d);
 bool riftblk_srv_dev_mapped(dev_t devt);
 
 int riftblk_srv_io_init(void);

@@ -125,6 +125,10 @@ rc=$?
 if grep -Ei 'warning|error' "$logs/kernel-doc.log" >/dev/null; then rc=1; fi
 result $rc "kernel-doc clean" kernel-doc.log
 
+# The file-level call graph of the objects just built, as documented.
+tools/callgraph.py --check Documentation/callgraph.rst > "$logs/callgraph.log" 2>&1
+result $? "Documentation/callgraph.rst is the call graph of the tree" callgraph.log
+
 # The .debs: build, lintian, install, DKMS build for KVER, purge.
 if [ "${RIFT_SKIP_PACKAGES:-0}" = 1 ]; then
 	echo "ok - Debian packages # SKIP RIFT_SKIP_PACKAGES=1"
