@@ -1099,7 +1099,7 @@ u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess)
 
 			if (!READ_ONCE(con->c.cm_id))
 				continue;
-			bytes += (u64)READ_ONCE(con->nr_rx) * RIFT_MSG_BUF_SIZE;
+			bytes += (u64)READ_ONCE(con->c.nr_rx) * RIFT_MSG_BUF_SIZE;
 			/* Only the pointer is looked at: it may be freed any time. */
 			if (READ_ONCE(con->info_rx))
 				bytes += RIFT_INFO_MAX_LEN;

@@ -144,13 +144,8 @@ static void rift_clt_con_finish(struct rift_clt_con *con, int err)
 static int rift_clt_con_rx_alloc(struct rift_clt_con *con)
 {
 	struct ib_device *ib_dev = con->c.cm_id->device;
-	u32 i;
 	int err;
 
-	con->nr_rx = con->path->sess->req_queue_depth + 16;
-	con->rx = kcalloc(con->nr_rx, sizeof(*con->rx), GFP_KERNEL);
-	if (!con->rx)
-		return -ENOMEM;
 	if (con->idx == RIFT_CLT_CON_CTL) {
 		con->info_rx = rift_iu_alloc(ib_dev, RIFT_INFO_MAX_LEN,
 					     DMA_FROM_DEVICE, rift_clt_rx_done);
@@ -160,29 +155,14 @@ static int rift_clt_con_rx_alloc(struct rift_clt_con *con)
 		if (err)
 			return err;
 	}
-	for (i = 0; i < con->nr_rx; i++) {
-		con->rx[i] = rift_iu_alloc(ib_dev, RIFT_MSG_BUF_SIZE,
-					   DMA_FROM_DEVICE, rift_clt_rx_done);
-		if (!con->rx[i])
-			return -ENOMEM;
-		err = rift_post_recv(&con->c, con->rx[i]);
-		if (err)
-			return err;
-	}
-	return 0;
+	return rift_con_rx_alloc(&con->c, ib_dev, con->path->sess->req_queue_depth + 16,
+				 rift_clt_rx_done);
 }
 
 static void rift_clt_con_rx_free(struct rift_clt_con *con,
 				 struct ib_device *ib_dev)
 {
-	u32 i;
-
-	if (con->rx) {
-		for (i = 0; i < con->nr_rx; i++)
-			rift_iu_free(ib_dev, con->rx[i]);
-		kfree(con->rx);
-		con->rx = NULL;
-	}
+	rift_con_rx_free(&con->c, ib_dev);
 	rift_iu_free(ib_dev, con->info_rx);
 	con->info_rx = NULL;
 }

@@ -72,8 +72,6 @@ struct rift_clt_path;
  * @err: result of the connect attempt
  * @req: CON_REQ sent
  * @rsp: CON_RSP the server accepted with
- * @rx: receive buffers, ->nr_rx of them
- * @nr_rx: number of @rx
  * @info_rx: INFO_RSP buffer (connection 0 only)
  * @mrs_ready: the QP's fast-registration MR pool is set up
  * @established: rdma_cm reported ESTABLISHED and no disconnect since
@@ -102,8 +100,6 @@ struct rift_clt_con {
 	int			err;
 	struct rift_con_req	req;
 	struct rift_con_rsp	rsp;
-	struct rift_iu		**rx;
-	u32			nr_rx;
 	struct rift_iu		*info_rx;
 	bool			mrs_ready;
 	bool			established;

@@ -571,6 +571,63 @@ int rift_post_recv(struct rift_con *con, struct rift_iu *iu)
 EXPORT_SYMBOL_GPL(rift_post_recv);
 
 /**
+ * rift_con_rx_alloc() - set up and post a connection's receive ring
+ * @con: connection whose QP exists
+ * @ib_dev: device of the QP
+ * @nr: buffers, each of %RIFT_MSG_BUF_SIZE
+ * @done: the owner's receive handler, which posts a buffer again once
+ *	it is done with it
+ *
+ * On failure what was set up stays for rift_con_rx_free(), which the
+ * connection's teardown calls (after destroying the QP) in any case.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rift_con_rx_alloc(struct rift_con *con, struct ib_device *ib_dev, u32 nr,
+		      void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	u32 i;
+	int err;
+
+	con->rx = kcalloc(nr, sizeof(*con->rx), GFP_KERNEL);
+	if (!con->rx)
+		return -ENOMEM;
+	WRITE_ONCE(con->nr_rx, nr);
+	for (i = 0; i < nr; i++) {
+		con->rx[i] = rift_iu_alloc(ib_dev, RIFT_MSG_BUF_SIZE,
+					   DMA_FROM_DEVICE, done);
+		if (!con->rx[i])
+			return -ENOMEM;
+		err = rift_post_recv(con, con->rx[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_con_rx_alloc);
+
+/**
+ * rift_con_rx_free() - free a connection's receive ring
+ * @con: connection whose QP is destroyed (nothing can land any more)
+ * @ib_dev: device the buffers are mapped for
+ *
+ * Safe twice and on a connection without a ring.
+ */
+void rift_con_rx_free(struct rift_con *con, struct ib_device *ib_dev)
+{
+	u32 i;
+
+	if (!con->rx)
+		return;
+	for (i = 0; i < con->nr_rx; i++)
+		rift_iu_free(ib_dev, con->rx[i]);
+	kfree(con->rx);
+	con->rx = NULL;
+	WRITE_ONCE(con->nr_rx, 0);
+}
+EXPORT_SYMBOL_GPL(rift_con_rx_free);
+
+/**
  * rift_post_send() - post a SEND of a message buffer
  * @con: connection
  * @iu: buffer, mapped DMA_TO_DEVICE

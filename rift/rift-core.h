@@ -139,6 +139,9 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
  * @unsignalled: sends posted since the last signalled one
  * @signal_every: signal at least every Nth send
  * @port: port of @dev the QP is bound to (for port events)
+ * @rx: the receive ring: @nr_rx message buffers, each posted once the QP
+ *	exists and posted again by the owner's receive handler
+ * @nr_rx: buffers in @rx
  *
  * Unsignalled sends are retired only by a later signalled one on the same
  * QP, so every sender (IO, heartbeats, control) goes through
@@ -160,6 +163,8 @@ struct rift_con {
 	u32			max_inline;
 	atomic_t		unsignalled;
 	u32			signal_every;
+	struct rift_iu		**rx;
+	u32			nr_rx;
 };
 
 /**
@@ -188,6 +193,9 @@ bool rift_con_signal_n(struct rift_con *con, u32 nr_wr);
 
 int rift_con_send_imm(struct rift_con *con, struct ib_cqe *cqe,
 		      const struct rift_imm *imm);
+int rift_con_rx_alloc(struct rift_con *con, struct ib_device *ib_dev, u32 nr,
+		      void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void rift_con_rx_free(struct rift_con *con, struct ib_device *ib_dev);
 int rift_post_recv(struct rift_con *con, struct rift_iu *iu);
 int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,
 		   struct ib_send_wr *head, bool signal);

@@ -530,18 +530,12 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 static void rift_srv_con_free(struct rift_srv_con *con)
 {
 	struct ib_device *ib_dev;
-	u32 i;
 
 	if (!con->c.cm_id)
 		return;
 	ib_dev = con->c.cm_id->device;
 	rift_con_destroy_qp(&con->c);
-	if (con->rx) {
-		for (i = 0; i < con->nr_rx; i++)
-			rift_iu_free(ib_dev, con->rx[i]);
-		kfree(con->rx);
-		con->rx = NULL;
-	}
+	rift_con_rx_free(&con->c, ib_dev);
 	rift_iu_free(ib_dev, con->info_rx);
 	WRITE_ONCE(con->info_rx, NULL);
 	/* The caller drops the device reference once the path let go too. */
@@ -557,7 +551,7 @@ static int rift_srv_con_setup(struct rift_srv_con *con, struct rdma_cm_id *cm_id
 	struct rift_srv_path *path = con->path;
 	struct ib_device *ib_dev = cm_id->device;
 	u32 qd = path->queue_depth;
-	u32 send, recv, i;
+	u32 send, recv;
 	int credits, err;
 
 	/*
@@ -602,20 +596,8 @@ static int rift_srv_con_setup(struct rift_srv_con *con, struct rdma_cm_id *cm_id
 		if (err)
 			return err;
 	}
-	con->nr_rx = qd + RIFT_SRV_RX_HEADROOM;
-	con->rx = kcalloc(con->nr_rx, sizeof(*con->rx), GFP_KERNEL);
-	if (!con->rx)
-		return -ENOMEM;
-	for (i = 0; i < con->nr_rx; i++) {
-		con->rx[i] = rift_iu_alloc(ib_dev, RIFT_MSG_BUF_SIZE,
-					   DMA_FROM_DEVICE, rift_srv_rx_done);
-		if (!con->rx[i])
-			return -ENOMEM;
-		err = rift_post_recv(&con->c, con->rx[i]);
-		if (err)
-			return err;
-	}
-	return 0;
+	return rift_con_rx_alloc(&con->c, ib_dev, qd + RIFT_SRV_RX_HEADROOM,
+				 rift_srv_rx_done);
 }
 
 static int rift_srv_con_accept(struct rift_srv_con *con, struct rdma_cm_id *cm_id,

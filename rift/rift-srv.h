@@ -262,8 +262,6 @@ struct rift_srv_sess {
  * @path: owning path
  * @idx: index within the path
  * @state: see enum rift_srv_con_state; guarded by the path's lock
- * @rx: receive buffers
- * @nr_rx: entries in @rx
  * @info_rx: INFO_REQ buffer (connection 0 until INFO_REQ is processed)
  * @tx_cqe: completion of responses to writes and of HB_ACKs
  * @rd_credits: send WRs left for the RDMA WRITEs of reads
@@ -274,8 +272,6 @@ struct rift_srv_con {
 	struct rift_srv_path	*path;
 	u16			idx;
 	enum rift_srv_con_state	state;
-	struct rift_iu		**rx;
-	u32			nr_rx;
 	struct rift_iu		*info_rx;
 	struct ib_cqe		tx_cqe;
 	atomic_t		rd_credits;
