@@ -291,7 +291,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	/* Any traffic is a sign of life for the heartbeat. */
-	atomic_set(&path->rx_seen, 1);
+	rift_hb_rx(&path->hb);
 	atomic_set(&con->rx_seen, 1);
 	switch (imm.type) {
 	case RIFT_IMM_RSP:
@@ -320,13 +320,10 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			rift_clt_path_fail(path, "cannot answer heartbeat");
 		break;
 	case RIFT_IMM_HB_ACK:
-		if (con->idx != RIFT_CLT_CON_CTL) {
+		if (con->idx != RIFT_CLT_CON_CTL)
 			WRITE_ONCE(con->probe_out, false);
-		} else if (imm.seq == READ_ONCE(path->hb_seq)) {
-			WRITE_ONCE(path->rtt_us,
-				   ktime_us_delta(ktime_get(), path->hb_sent));
-			WRITE_ONCE(path->hb_outstanding, false);
-		}
+		else
+			rift_hb_ack(&path->hb, imm.seq);
 		break;
 	default:
 		rift_clt_path_fail(path, "unexpected message type");

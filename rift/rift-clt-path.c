@@ -907,9 +907,7 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	ib_dev = path->cons[0].c.cm_id->device;
 	strscpy(path->hca_name, dev_name(&ib_dev->dev), sizeof(path->hca_name));
 	path->hca_port = path->cons[0].c.cm_id->port_num;
-	path->hb_missed = 0;
-	path->hb_outstanding = false;
-	atomic_set(&path->rx_seen, 1);
+	rift_hb_start(&path->hb);
 	for (i = 0; i < path->nr_cons; i++) {
 		path->cons[i].stalled = 0;
 		path->cons[i].probe_out = false;
@@ -932,9 +930,9 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 		path->reconnects++;
 	path->reconnect_attempts = 0;
 	WRITE_ONCE(path->hb_last, jiffies);
-	WRITE_ONCE(path->hb_due, path->hb_last);
+	WRITE_ONCE(path->hb.due, path->hb_last);
 	queue_delayed_work(path->sess->wq, &path->hb_work,
-			   rift_hb_next(&path->hb_due,
+			   rift_hb_next(&path->hb.due,
 					READ_ONCE(path->sess->hb_interval_ms)));
 	/* Requests waiting for a path may go now. */
 	rift_clt_sess_kick_failover(path->sess);
@@ -1053,10 +1051,10 @@ static bool rift_clt_path_probe_cons(struct rift_clt_path *path)
 			continue;
 		}
 		/* Only after a probe went unanswered: a slow ULP answers it. */
-		if (++con->stalled >= path->hb_missed_max && READ_ONCE(con->probe_out)) {
+		if (++con->stalled >= path->hb.missed_max && READ_ONCE(con->probe_out)) {
 			snprintf(why, sizeof(why),
 				 "connection %u: no progress for %u ms with %d requests in flight",
-				 i, con->stalled * path->hb_interval_ms,
+				 i, con->stalled * path->hb.interval_ms,
 				 atomic_read(&con->inflight));
 			rift_clt_path_fail(path, why);
 			return true;
@@ -1088,26 +1086,24 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 						  struct rift_clt_path, hb_work);
 	struct rift_imm imm = { .type = RIFT_IMM_HB };
 	unsigned long due, delay;
+	bool silent;
 	u32 late;
 
 	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
 		return;
-	late = rift_hb_late_ms(READ_ONCE(path->hb_due));
+	late = rift_hb_late_ms(READ_ONCE(path->hb.due));
 	WRITE_ONCE(path->hb_last, jiffies);
 	rift_clt_path_poll_tick(path);
-	path->hb_interval_ms = READ_ONCE(path->sess->hb_interval_ms);
-	path->hb_missed_max = READ_ONCE(path->sess->hb_missed_max);
-	if (atomic_xchg(&path->rx_seen, 0))
-		path->hb_missed = 0;
-	else
-		path->hb_missed++;
-	trace_rift_clt_hb_tick(path->sess->name, path->name, path->hb_missed,
+	path->hb.interval_ms = READ_ONCE(path->sess->hb_interval_ms);
+	path->hb.missed_max = READ_ONCE(path->sess->hb_missed_max);
+	silent = rift_hb_tick(&path->hb);
+	trace_rift_clt_hb_tick(path->sess->name, path->name, path->hb.missed,
 			       late);
-	if (path->hb_missed >= path->hb_missed_max) {
+	if (silent) {
 		char why[64];
 
 		snprintf(why, sizeof(why), "heartbeat: nothing received for %u ms",
-			 path->hb_missed * path->hb_interval_ms);
+			 path->hb.missed * path->hb.interval_ms);
 		rift_clt_path_fail(path, why);
 		return;
 	}
@@ -1115,22 +1111,18 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 		return;
 	rift_clt_path_scan_timeouts(path);
 	/*
-	 * One heartbeat outstanding at most, or the peer's RQ could fill;
-	 * sent on busy ticks too, so that rtt_us (min-latency) stays fresh.
+	 * Sent on busy ticks too, so that rtt_us (min-latency) stays fresh.
 	 */
-	if (!READ_ONCE(path->hb_outstanding)) {
-		WRITE_ONCE(path->hb_outstanding, true);
-		imm.seq = ++path->hb_seq;
-		path->hb_sent = ktime_get();
+	if (rift_hb_send(&path->hb, true, &imm.seq)) {
 		rcu_read_lock();
 		if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED &&
 		    rift_clt_send_imm(&path->cons[RIFT_CLT_CON_CTL], &imm))
 			rift_clt_path_fail(path, "cannot send heartbeat");
 		rcu_read_unlock();
 	}
-	due = READ_ONCE(path->hb_due);
-	delay = rift_hb_next(&due, path->hb_interval_ms);
-	WRITE_ONCE(path->hb_due, due);
+	due = READ_ONCE(path->hb.due);
+	delay = rift_hb_next(&due, path->hb.interval_ms);
+	WRITE_ONCE(path->hb.due, due);
 	queue_delayed_work(path->sess->wq, &path->hb_work, delay);
 }
 
@@ -1155,9 +1147,9 @@ void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess)
 		 * applies from the next tick on.
 		 */
 		due = READ_ONCE(path->hb_last) + ivl;
-		if (!time_before(due, READ_ONCE(path->hb_due)))
+		if (!time_before(due, READ_ONCE(path->hb.due)))
 			continue;
-		WRITE_ONCE(path->hb_due, due);
+		WRITE_ONCE(path->hb.due, due);
 		now = jiffies;
 		mod_delayed_work(sess->wq, &path->hb_work,
 				 time_after(due, now) ? due - now : 0);
@@ -1395,7 +1387,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	INIT_WORK(&path->close_work, rift_clt_path_close_work);
 	INIT_DELAYED_WORK(&path->hb_work, rift_clt_path_hb_work);
 	mutex_init(&path->conn_mutex);
-	atomic_set(&path->rx_seen, 0);
+	atomic_set(&path->hb.rx_seen, 0);
 	atomic_set(&path->inflight, 0);
 	if (src->ss_family != AF_UNSPEC)
 		snprintf(path->name, sizeof(path->name), "%pISc@%pISpc", src, dst);

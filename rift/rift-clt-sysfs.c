@@ -539,7 +539,7 @@ static struct kobj_attribute rift_clt_stat_reconnects = __ATTR_RO(reconnects);
 static ssize_t rtt_us_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(stats_to_path(kobj)->rtt_us));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(stats_to_path(kobj)->hb.rtt_us));
 }
 
 static struct kobj_attribute rift_clt_stat_rtt_us = __ATTR_RO(rtt_us);

@@ -198,20 +198,13 @@ struct rift_clt_stats {
  * @info_err: error of the INFO exchange
  * @removed: remove_path was written; never connect again
  * @hb_work: heartbeat tick, every @hb_interval_ms while connected
- * @hb_interval_ms: heartbeat interval the server fixed in INFO_RSP
- * @hb_missed_max: ticks without traffic before the path is failed
- * @hb_missed: ticks without traffic so far
- * @rx_seen: something arrived since the last tick (0 or 1)
- * @hb_outstanding: a heartbeat was sent and not yet answered
+ * @hb: heartbeats (interval and silent ticks from the session's
+ *	tunables, taken at every tick), the round trip min-latency uses
  * @hb_rx: heartbeats the server sent since @hb_rx_start
  * @hb_rx_start: start of the current flood-count window, in jiffies
  * @conn_mutex: serialises connecting and tearing down the connections
  * @setup_failed: a connection failed while the path was (re)connecting
- * @hb_seq: sequence number of the last heartbeat sent
- * @hb_sent: when it was sent
- * @hb_due: deadline, in jiffies, of the next heartbeat tick
  * @hb_last: when the last tick ran (or the path connected), in jiffies
- * @rtt_us: round trip of the last answered heartbeat
  */
 struct rift_clt_path {
 	struct kobject			kobj;
@@ -259,20 +252,12 @@ struct rift_clt_path {
 	int				info_err;
 	bool				removed;
 	struct delayed_work		hb_work;
-	u32				hb_interval_ms;
-	u32				hb_missed_max;
-	u32				hb_missed;
-	atomic_t			rx_seen;
-	bool				hb_outstanding;
+	struct rift_hb			hb;
 	atomic_t			hb_rx;
 	unsigned long			hb_rx_start;
 	struct mutex			conn_mutex;	/* cons[] setup/teardown */
 	bool				setup_failed;
-	u16				hb_seq;
-	ktime_t				hb_sent;
-	unsigned long			hb_due;
 	unsigned long			hb_last;
-	u32				rtt_us;
 };
 
 /**

@@ -12,6 +12,8 @@
 #include <linux/list.h>
 #include <linux/dma-direction.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/atomic.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -259,6 +261,109 @@ static inline unsigned long rift_hb_next(unsigned long *due, u32 interval_ms)
 
 	*due = jiffies + ivl;
 	return ivl;
+}
+
+/**
+ * struct rift_hb - a path's heartbeats, in either role
+ * @rx_seen: something arrived since the last tick (0 or 1); set by the
+ *	receive handlers (rift_hb_rx()), taken by the tick
+ * @interval_ms: tick period
+ * @missed_max: silent ticks in a row that fail the path
+ * @missed: silent ticks in a row so far
+ * @seq: sequence number of the last heartbeat sent
+ * @outstanding: a heartbeat was sent and not yet answered; one at most,
+ *	or the peer's receive queue could fill
+ * @sent: when the outstanding heartbeat was sent
+ * @rtt_us: round trip of the last answered heartbeat
+ * @due: deadline, in jiffies, of the next tick
+ *
+ * The tick runs from its owner's delayed work, one at a time; the
+ * receive handlers touch only @rx_seen, and the HB_ACK handler @seq,
+ * @outstanding and @rtt_us (rift_hb_ack()).
+ */
+struct rift_hb {
+	atomic_t	rx_seen;
+	u32		interval_ms;
+	u32		missed_max;
+	u32		missed;
+	u16		seq;
+	bool		outstanding;
+	ktime_t		sent;
+	u32		rtt_us;
+	unsigned long	due;
+};
+
+/**
+ * rift_hb_start() - the path is connected: a fresh count
+ * @hb: heartbeats
+ *
+ * Counts the connect itself as traffic, so the first tick is not silent.
+ */
+static inline void rift_hb_start(struct rift_hb *hb)
+{
+	hb->missed = 0;
+	WRITE_ONCE(hb->outstanding, false);
+	atomic_set(&hb->rx_seen, 1);
+}
+
+/**
+ * rift_hb_rx() - something arrived on the path
+ * @hb: heartbeats
+ */
+static inline void rift_hb_rx(struct rift_hb *hb)
+{
+	atomic_set(&hb->rx_seen, 1);
+}
+
+/**
+ * rift_hb_tick() - count one tick
+ * @hb: heartbeats
+ *
+ * Return: true once @missed_max ticks in a row saw nothing arrive: the
+ * owner fails the path ("nothing received for @missed * @interval_ms").
+ */
+static inline bool rift_hb_tick(struct rift_hb *hb)
+{
+	if (atomic_xchg(&hb->rx_seen, 0))
+		hb->missed = 0;
+	else
+		hb->missed++;
+	return hb->missed >= hb->missed_max;
+}
+
+/**
+ * rift_hb_send() - whether to send a heartbeat on this tick
+ * @hb: heartbeats
+ * @busy_too: send on ticks that saw traffic as well (the client does,
+ *	so that @rtt_us stays fresh); otherwise only on silent ones
+ * @seq: the heartbeat's sequence number, when it is to be sent
+ *
+ * Return: true if the owner sends a heartbeat with *@seq now.
+ */
+static inline bool rift_hb_send(struct rift_hb *hb, bool busy_too, u16 *seq)
+{
+	if (READ_ONCE(hb->outstanding) || (!busy_too && !hb->missed))
+		return false;
+	WRITE_ONCE(hb->outstanding, true);
+	*seq = hb->seq + 1;
+	WRITE_ONCE(hb->seq, *seq);
+	hb->sent = ktime_get();
+	return true;
+}
+
+/**
+ * rift_hb_ack() - a heartbeat was answered
+ * @hb: heartbeats
+ * @seq: the sequence number the answer carries
+ *
+ * An answer to an earlier heartbeat (a late one) changes nothing.
+ */
+static inline void rift_hb_ack(struct rift_hb *hb, u16 seq)
+{
+	if (seq != READ_ONCE(hb->seq))
+		return;
+	WRITE_ONCE(hb->rtt_us, ktime_us_delta(ktime_get(), hb->sent));
+	WRITE_ONCE(hb->outstanding, false);
 }
 
 /**

@@ -490,8 +490,8 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	INIT_WORK(&path->free_work, rift_srv_path_free_work);
 	INIT_DELAYED_WORK(&path->setup_work, rift_srv_path_setup_timeout);
 	INIT_DELAYED_WORK(&path->hb_work, rift_srv_path_hb_work);
-	path->hb_interval_ms = rift_srv_param_hb_interval_ms();
-	path->hb_missed_max = RIFT_HB_MISSED_DEFAULT;
+	path->hb.interval_ms = rift_srv_param_hb_interval_ms();
+	path->hb.missed_max = RIFT_HB_MISSED_DEFAULT;
 	atomic_set(&path->inflight, 0);
 
 	path->setup_timeout_ms = rift_srv_param_setup_timeout_ms();

@@ -232,8 +232,8 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 		.feat_accepted	= (path->always_inv ? RIFT_FEAT_ALWAYS_INVALIDATE : 0) |
 				  (path->can_cancel ? RIFT_FEAT_CANCEL : 0) |
 				  (path->cancel_gen ? RIFT_FEAT_CANCEL_GEN : 0),
-		.hb_interval_ms	= path->hb_interval_ms,
-		.hb_missed_max	= path->hb_missed_max,
+		.hb_interval_ms	= path->hb.interval_ms,
+		.hb_missed_max	= path->hb.missed_max,
 		.max_io_size	= sess->max_io_size,
 		.queue_depth	= path->queue_depth,
 		.chunk_size	= sess->chunk_size,
@@ -416,7 +416,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	 * range): both ends then declare the path dead after the same time.
 	 */
 	if (req->hb_interval_ms)
-		path->hb_interval_ms = req->hb_interval_ms;
+		path->hb.interval_ms = req->hb_interval_ms;
 
 	if (rift_srv_path_authenticate(path, req, proof, &proved))
 		return 0;

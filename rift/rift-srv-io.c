@@ -529,11 +529,9 @@ static int rift_srv_send_imm(struct rift_srv_con *con, const struct rift_imm *im
  */
 void rift_srv_path_hb_start(struct rift_srv_path *path)
 {
-	path->hb_missed = 0;
-	path->hb_outstanding = false;
-	atomic_set(&path->rx_seen, 1);
+	rift_hb_start(&path->hb);
 	queue_delayed_work(rift_srv_hb_wq, &path->hb_work,
-			   rift_hb_next(&path->hb_due, path->hb_interval_ms));
+			   rift_hb_next(&path->hb.due, path->hb.interval_ms));
 }
 
 /**
@@ -557,18 +555,13 @@ void rift_srv_path_hb_work(struct work_struct *work)
 
 	if (READ_ONCE(path->state) != RIFT_SRV_PATH_CONNECTED)
 		return;
-	if (atomic_xchg(&path->rx_seen, 0)) {
-		path->hb_missed = 0;
-	} else if (++path->hb_missed >= path->hb_missed_max) {
+	if (rift_hb_tick(&path->hb)) {
 		rift_srv_path_fail(path, "heartbeat: nothing received for %u ms",
-				   path->hb_missed * path->hb_interval_ms);
+				   path->hb.missed * path->hb.interval_ms);
 		return;
 	}
-	/* One heartbeat outstanding at most, or the peer's RQ could fill. */
-	if (path->hb_missed && !READ_ONCE(path->hb_outstanding)) {
-		WRITE_ONCE(path->hb_outstanding, true);
-		imm.seq = ++path->hb_seq;
-		WRITE_ONCE(path->hb_seq, imm.seq);
+	/* Only on silent ticks: the client's heartbeats keep traffic going. */
+	if (rift_hb_send(&path->hb, false, &imm.seq)) {
 		/* Under the lock: teardown changes the state before the QPs go. */
 		spin_lock_irqsave(&path->lock, flags);
 		up = path->state == RIFT_SRV_PATH_CONNECTED;
@@ -583,7 +576,7 @@ void rift_srv_path_hb_work(struct work_struct *work)
 			return;
 	}
 	queue_delayed_work(rift_srv_hb_wq, &path->hb_work,
-			   rift_hb_next(&path->hb_due, path->hb_interval_ms));
+			   rift_hb_next(&path->hb.due, path->hb.interval_ms));
 }
 
 static void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq)
@@ -650,7 +643,7 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 		return;
 	}
 	/* Any traffic is a sign of life for the heartbeat. */
-	atomic_set(&path->rx_seen, 1);
+	rift_hb_rx(&path->hb);
 	if (rift_imm_decode(imm_data, path->queue_depth, &imm)) {
 		rift_srv_path_fail(path, "malformed immediate data 0x%08x",
 				   be32_to_cpu(imm_data));
@@ -667,8 +660,7 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 		rift_srv_send_hb_ack(con, imm.seq);
 		break;
 	case RIFT_IMM_HB_ACK:
-		if (imm.seq == READ_ONCE(path->hb_seq))
-			WRITE_ONCE(path->hb_outstanding, false);
+		rift_hb_ack(&path->hb, imm.seq);
 		break;
 	case RIFT_IMM_CANCEL:
 		if (!rift_srv_cancel(path, &imm))

@@ -362,13 +362,7 @@ struct rift_srv_stats {
  * @stats: counters
  * @inflight: requests at the ULP
  * @hb_work: heartbeat tick while CONNECTED
- * @hb_interval_ms: tick period, as announced in INFO_RSP
- * @hb_missed_max: silent ticks tolerated, as announced in INFO_RSP
- * @hb_missed: silent ticks in a row so far
- * @hb_seq: sequence number of the last heartbeat sent
- * @hb_outstanding: a heartbeat was sent and not yet answered
- * @hb_due: deadline, in jiffies, of the next heartbeat tick
- * @rx_seen: something arrived since the last tick
+ * @hb: heartbeats; interval and silent ticks as announced in INFO_RSP
  */
 struct rift_srv_path {
 	struct kobject			kobj;
@@ -422,13 +416,7 @@ struct rift_srv_path {
 	struct rift_srv_stats __percpu	*stats;
 	atomic_t			inflight;
 	struct delayed_work		hb_work;
-	u32				hb_interval_ms;
-	u32				hb_missed_max;
-	u32				hb_missed;
-	u16				hb_seq;
-	bool				hb_outstanding;
-	unsigned long			hb_due;
-	atomic_t			rx_seen;
+	struct rift_hb			hb;
 };
 
 /**
