@@ -64,6 +64,14 @@ struct rift_srv_con *rift_srv_wc_con(struct ib_wc *wc)
 	return container_of(c, struct rift_srv_con, c);
 }
 
+/* An answer given in hard interrupt context, posted from process context. */
+static void rift_srv_resp_work(struct work_struct *work)
+{
+	struct rift_srv_op *op = container_of(work, struct rift_srv_op, resp_work);
+
+	rift_srv_resp(op, op->resp_err);
+}
+
 /**
  * rift_srv_path_init_ops() - allocate the ops of a path instance
  * @path: path with its queue depth set
@@ -84,6 +92,7 @@ int rift_srv_path_init_ops(struct rift_srv_path *path)
 		path->ops[i].path = path;
 		path->ops[i].chunk = i;
 		path->ops[i].segs = &path->segs[i * RIFT_IO_MAX_SEGS];
+		INIT_WORK(&path->ops[i].resp_work, rift_srv_resp_work);
 	}
 	return 0;
 }
@@ -325,11 +334,11 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
  * @op: the request, as passed to rdma_ev
  * @err: 0, or a negative errno for the client (clamped to the wire's range)
  *
- * Any context, including softirq.  For a successful read, the first
- * data_len bytes of the data buffer rdma_ev was given are sent to the
- * client first.  If the path the request came on has gone meanwhile,
- * nothing is sent; the op is released either way and must not be touched
- * again.
+ * Any context: process, softirq, or hard interrupt with interrupts off.
+ * For a successful read, the first data_len bytes of the data buffer
+ * rdma_ev was given are sent to the client first.  If the path the
+ * request came on has gone meanwhile, nothing is sent; the op is released
+ * either way and must not be touched again.
  */
 void rift_srv_resp(struct rift_srv_op *op, int err)
 {
@@ -338,6 +347,20 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 
 	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags)))
 		return;
+	/*
+	 * A block driver completes bios in its interrupt handler (virtio_blk,
+	 * NVMe), so a ULP answering from end_io calls in from hard interrupt
+	 * context.  The send path must not run there: it enables bottom
+	 * halves, and rxe transmits inline through the network stack (seen:
+	 * a WARNING in __local_bh_enable_ip, then the NIC's transmit queue
+	 * wedged for good).  The answer goes to a workqueue instead; the op,
+	 * busy until answered, keeps its path and session meanwhile.
+	 */
+	if (in_hardirq() || irqs_disabled()) {
+		op->resp_err = err;
+		queue_work(rift_srv_resp_wq, &op->resp_work);
+		return;
+	}
 	if (WARN_ON_ONCE(err > 0))
 		err = -EIO;
 	err = max(err, -(int)RIFT_IMM_ERRNO_MAX);

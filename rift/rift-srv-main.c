@@ -19,6 +19,8 @@
 
 struct workqueue_struct *rift_srv_wq;
 struct workqueue_struct *rift_srv_hb_wq;
+/* Answers given from hard interrupt context, posted from here. */
+struct workqueue_struct *rift_srv_resp_wq;
 
 /*
  * Parameters are read once when a session is created, so changing them
@@ -556,10 +558,16 @@ static int __init rift_srv_init(void)
 		err = -ENOMEM;
 		goto err_destroy_wq;
 	}
+	/* On the IO path (a riftblk export may hold swap): reclaim-safe. */
+	rift_srv_resp_wq = alloc_workqueue("rift_srv_resp", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!rift_srv_resp_wq) {
+		err = -ENOMEM;
+		goto err_destroy_hb_wq;
+	}
 	err = class_register(&rift_srv_class);
 	if (err) {
 		pr_err("cannot register class: %d\n", err);
-		goto err_destroy_hb_wq;
+		goto err_destroy_resp_wq;
 	}
 	rift_srv_kobj = kobject_create_and_add("rift_server", kernel_kobj);
 	if (!rift_srv_kobj) {
@@ -578,6 +586,8 @@ err_kobj:
 	kobject_put(rift_srv_kobj);
 err_class:
 	class_unregister(&rift_srv_class);
+err_destroy_resp_wq:
+	destroy_workqueue(rift_srv_resp_wq);
 err_destroy_hb_wq:
 	destroy_workqueue(rift_srv_hb_wq);
 err_destroy_wq:
@@ -587,6 +597,8 @@ err_destroy_wq:
 
 static void __exit rift_srv_exit(void)
 {
+	/* Every ULP is gone, every request answered: nothing is queued. */
+	destroy_workqueue(rift_srv_resp_wq);
 	destroy_workqueue(rift_srv_hb_wq);
 	/* Runs the last path frees, which drop the last session references. */
 	destroy_workqueue(rift_srv_wq);

@@ -177,6 +177,9 @@ struct rift_srv_ctx {
  * @sync_len: bytes at the start of the chunk the CPU took ownership of
  * @inv_cqe: completion of the chunk MR's local invalidation
  *	(always-invalidate), after which the request goes to the ULP
+ * @resp_work: posts the answer of a ULP that answered from hard interrupt
+ *	context (see rift_srv_resp())
+ * @resp_err: the answer @resp_work posts
  */
 struct rift_srv_op {
 	unsigned long		flags;
@@ -194,6 +197,8 @@ struct rift_srv_op {
 	u16			nr_segs;
 	u32			sync_len;
 	struct ib_cqe		inv_cqe;
+	struct work_struct	resp_work;
+	int			resp_err;
 };
 
 /**
@@ -442,6 +447,7 @@ void rift_srv_hosts_exit(struct kobject *parent);
 extern struct class rift_srv_class;
 extern struct workqueue_struct *rift_srv_wq;
 extern struct workqueue_struct *rift_srv_hb_wq;
+extern struct workqueue_struct *rift_srv_resp_wq;
 u32 rift_srv_param_max_queue_depth(void);
 u32 rift_srv_param_chunk_size(void);
 u32 rift_srv_param_hb_interval_ms(void);

@@ -200,7 +200,8 @@ enum rift_srv_link_ev {
  * struct rift_srv_ops - server ULP callbacks
  * @rdma_ev: a request arrived.  For a write, @data holds @datalen bytes
  *	from the client; for a read, the ULP fills @data with @datalen bytes.
- *	The ULP answers with rift_srv_resp(), now or later from any context.
+ *	The ULP answers with rift_srv_resp(), now or later from any context
+ *	(hard interrupt included: a bio's end_io may answer directly).
  *	Returning a negative errno answers the request with it instead.
  *	@data and @usr point into the request's chunk, memory the client can
  *	write by RDMA for as long as the request is outstanding (unless the
