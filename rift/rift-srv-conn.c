@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Rift server: sessions, paths and connections.  The listener's rdma_cm
- * events (CON_REQ validation, accept or reject), the state machines and
- * teardown.  The INFO exchange that completes a path is in rift-srv-info.c.
+ * events (CON_REQ validation, accept or reject), creation and teardown.
+ * The state machines are in rift-srv-state.c, the INFO exchange that
+ * completes a path in rift-srv-info.c, the IO path in rift-srv-io.c: this
+ * file calls them all and none of them calls back into it.
  *
  * Nothing is torn down from a CQ callback or an rdma_cm handler: those
  * only move a path to CLOSING and queue its close work.
@@ -16,213 +18,6 @@
 #include <rdma/ib_cm.h>
 
 #include "rift-srv.h"
-
-/* ------------------------------------------------------------------ */
-/* State machines                                                      */
-/* ------------------------------------------------------------------ */
-
-static const char * const rift_srv_sess_state_names[] = {
-	[RIFT_SRV_SESS_CONNECTING]	= "connecting",
-	[RIFT_SRV_SESS_CONNECTED]	= "connected",
-	[RIFT_SRV_SESS_CLOSING]		= "closing",
-	[RIFT_SRV_SESS_CLOSED]		= "closed",
-};
-
-static_assert(ARRAY_SIZE(rift_srv_sess_state_names) == RIFT_SRV_SESS_STATE_NR);
-
-static const char * const rift_srv_path_state_names[] = {
-	[RIFT_SRV_PATH_CONNECTING]	= "connecting",
-	[RIFT_SRV_PATH_CONNECTED]	= "connected",
-	[RIFT_SRV_PATH_CLOSING]		= "closing",
-	[RIFT_SRV_PATH_CLOSED]		= "closed",
-};
-
-static_assert(ARRAY_SIZE(rift_srv_path_state_names) == RIFT_SRV_PATH_STATE_NR);
-
-static const char * const rift_srv_con_state_names[] = {
-	[RIFT_SRV_CON_IDLE]		= "idle",
-	[RIFT_SRV_CON_CONNECTING]	= "connecting",
-	[RIFT_SRV_CON_CONNECTED]	= "connected",
-	[RIFT_SRV_CON_CLOSING]		= "closing",
-	[RIFT_SRV_CON_CLOSED]		= "closed",
-};
-
-static_assert(ARRAY_SIZE(rift_srv_con_state_names) == RIFT_SRV_CON_STATE_NR);
-
-/* Allowed transitions: from the state (index) to any state in the mask. */
-#define SS(x) BIT(RIFT_SRV_SESS_##x)
-static const u32 rift_srv_sess_next[RIFT_SRV_SESS_STATE_NR] = {
-	[RIFT_SRV_SESS_CONNECTING]	= SS(CONNECTED) | SS(CLOSING),
-	[RIFT_SRV_SESS_CONNECTED]	= SS(CLOSING),
-	[RIFT_SRV_SESS_CLOSING]		= SS(CLOSED),
-	[RIFT_SRV_SESS_CLOSED]		= 0,
-};
-
-#undef SS
-
-#define PS(x) BIT(RIFT_SRV_PATH_##x)
-static const u32 rift_srv_path_next[RIFT_SRV_PATH_STATE_NR] = {
-	[RIFT_SRV_PATH_CONNECTING]	= PS(CONNECTED) | PS(CLOSING),
-	[RIFT_SRV_PATH_CONNECTED]	= PS(CLOSING),
-	[RIFT_SRV_PATH_CLOSING]		= PS(CLOSED),
-	[RIFT_SRV_PATH_CLOSED]		= 0,
-};
-
-#undef PS
-
-#define CS(x) BIT(RIFT_SRV_CON_##x)
-static const u32 rift_srv_con_next[RIFT_SRV_CON_STATE_NR] = {
-	[RIFT_SRV_CON_IDLE]		= CS(CONNECTING) | CS(CLOSED),
-	[RIFT_SRV_CON_CONNECTING]	= CS(CONNECTED) | CS(CLOSING),
-	[RIFT_SRV_CON_CONNECTED]	= CS(CLOSING),
-	[RIFT_SRV_CON_CLOSING]		= CS(CLOSED),
-	[RIFT_SRV_CON_CLOSED]		= 0,
-};
-
-#undef CS
-
-static const struct rift_sm rift_srv_sess_sm = {
-	.name	= "server session",
-	.names	= rift_srv_sess_state_names,
-	.next	= rift_srv_sess_next,
-	.nr	= RIFT_SRV_SESS_STATE_NR,
-};
-
-static const struct rift_sm rift_srv_path_sm = {
-	.name	= "server path",
-	.names	= rift_srv_path_state_names,
-	.next	= rift_srv_path_next,
-	.nr	= RIFT_SRV_PATH_STATE_NR,
-};
-
-static const struct rift_sm rift_srv_con_sm = {
-	.name	= "server connection",
-	.names	= rift_srv_con_state_names,
-	.next	= rift_srv_con_next,
-	.nr	= RIFT_SRV_CON_STATE_NR,
-};
-
-const char *rift_srv_sess_state_str(enum rift_srv_sess_state s)
-{
-	return rift_sm_state_str(&rift_srv_sess_sm, s);
-}
-
-const char *rift_srv_path_state_str(enum rift_srv_path_state s)
-{
-	return rift_sm_state_str(&rift_srv_path_sm, s);
-}
-
-const char *rift_srv_con_state_str(enum rift_srv_con_state s)
-{
-	return rift_sm_state_str(&rift_srv_con_sm, s);
-}
-
-const char *rift_srv_sess_label(struct rift_srv_sess *sess)
-{
-	/* Pairs with the release in rift_srv_sess_set_name(). */
-	return smp_load_acquire(&sess->label);
-}
-
-/*
- * The only places the states change.  A refused transition returns false,
- * which is how concurrent failure reports lose the race to the first one.
- */
-bool rift_srv_sess_change_state(struct rift_srv_sess *sess,
-				enum rift_srv_sess_state new)
-{
-	lockdep_assert_held(&sess->lock);
-	if (!rift_sm_change(&rift_srv_sess_sm, sess->state, new,
-			    rift_srv_sess_label(sess), ""))
-		return false;
-	WRITE_ONCE(sess->state, new);
-	return true;
-}
-
-bool rift_srv_path_change_state(struct rift_srv_path *path,
-				enum rift_srv_path_state new)
-{
-	lockdep_assert_held(&path->lock);
-	if (!rift_sm_change(&rift_srv_path_sm, path->state, new,
-			    rift_srv_sess_label(path->sess), path->name))
-		return false;
-	WRITE_ONCE(path->state, new);
-	return true;
-}
-
-static bool rift_srv_con_change_state(struct rift_srv_con *con,
-				      enum rift_srv_con_state new)
-{
-	char obj[sizeof(con->path->name) + 16];
-
-	lockdep_assert_held(&con->path->lock);
-	/* Connections change state only while they connect and close. */
-	snprintf(obj, sizeof(obj), "%s con %u", con->path->name, con->idx);
-	if (!rift_sm_change(&rift_srv_con_sm, con->state, new,
-			    rift_srv_sess_label(con->path->sess), obj))
-		return false;
-	WRITE_ONCE(con->state, new);
-	return true;
-}
-
-bool rift_srv_path_all_connected(struct rift_srv_path *path)
-{
-	u16 i;
-
-	lockdep_assert_held(&path->lock);
-	for (i = 0; i < path->con_cnt; i++)
-		if (path->cons[i].state != RIFT_SRV_CON_CONNECTED)
-			return false;
-	return true;
-}
-
-/**
- * rift_srv_path_fail() - stop using a path and schedule its teardown
- * @path: path
- * @fmt: reason, logged (rate-limited) by the first caller only
- *
- * Any context.  Later calls, and calls on a path already closing, do
- * nothing, so every failure report can simply call this.
- */
-void rift_srv_path_fail(struct rift_srv_path *path, const char *fmt, ...)
-{
-	struct va_format vaf;
-	unsigned long flags;
-	va_list ap;
-	bool failed;
-
-	spin_lock_irqsave(&path->lock, flags);
-	failed = rift_srv_path_change_state(path, RIFT_SRV_PATH_CLOSING);
-	spin_unlock_irqrestore(&path->lock, flags);
-	if (!failed)
-		return;
-	va_start(ap, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &ap;
-	rift_srv_peer_info("session %s, path %s: closing: %pV\n",
-			   rift_srv_sess_label(path->sess), path->name, &vaf);
-	va_end(ap);
-	/* The session's list reference keeps @path alive until this ran. */
-	queue_work(rift_srv_wq, &path->close_work);
-}
-
-/**
- * rift_srv_sess_close() - close every path of a session
- * @sess: session
- * @except: path the caller closes itself, or NULL
- * @why: reason for the log
- */
-void rift_srv_sess_close(struct rift_srv_sess *sess, struct rift_srv_path *except,
-			 const char *why)
-{
-	struct rift_srv_path *path;
-
-	mutex_lock(&sess->lock);
-	rift_srv_sess_change_state(sess, RIFT_SRV_SESS_CLOSING);
-	list_for_each_entry(path, &sess->paths, entry)
-		if (path != except)
-			rift_srv_path_fail(path, "%s", why);
-	mutex_unlock(&sess->lock);
-}
 
 /* ------------------------------------------------------------------ */
 /* Sessions                                                            */
@@ -337,44 +132,6 @@ static struct rift_srv_sess *rift_srv_sess_create(struct rift_srv_ctx *ctx,
 /* ------------------------------------------------------------------ */
 /* Paths and connections                                               */
 /* ------------------------------------------------------------------ */
-
-/**
- * rift_srv_path_alloc_chunks() - allocate the chunks of an admitted path
- * @path: path whose INFO_REQ was accepted; runs on rift_srv_wq
- *
- * One physically contiguous buffer per chunk makes it a single sg entry
- * and a single MR; the _exact variant returns the tail of the power-of-two
- * allocation, so a chunk pins exactly chunk_size bytes.  Zeroed so that a
- * read the ULP does not fill cannot leak memory, the previous instance's
- * data included.  Counted against max_pinned_mb first: the memory every
- * client together can make the server pin is bounded.
- *
- * Return: 0, -ENOSPC over the limit, or -ENOMEM.
- */
-int rift_srv_path_alloc_chunks(struct rift_srv_path *path)
-{
-	struct rift_srv_sess *sess = path->sess;
-	u64 bytes = (u64)path->queue_depth * sess->chunk_size;
-	u32 i;
-
-	if (!rift_srv_pinned_reserve(bytes))
-		return -ENOSPC;
-	path->pinned_reserved = bytes;
-	path->chunks = kcalloc(path->queue_depth, sizeof(*path->chunks),
-			       GFP_KERNEL);
-	if (!path->chunks)
-		return -ENOMEM;
-	for (i = 0; i < path->queue_depth; i++) {
-		path->chunks[i] = alloc_pages_exact(sess->chunk_size,
-						    GFP_KERNEL | __GFP_ZERO |
-						    __GFP_NOWARN);
-		if (!path->chunks[i])
-			return -ENOMEM;
-		path->nr_chunks++;
-		atomic64_add(sess->chunk_size, &sess->pinned);
-	}
-	return rift_srv_path_init_ops(path);
-}
 
 /*
  * Process context, from the path's release: the QPs were destroyed by the
@@ -715,19 +472,6 @@ static u32 rift_srv_pending_from(struct rift_srv_ctx *ctx, struct rdma_cm_id *cm
 		if (rift_srv_same_addr(&p->src, src))
 			n++;
 	return n;
-}
-
-/**
- * rift_srv_path_not_pending() - a path left setup (connected or closing)
- * @path: path; safe to call twice
- */
-void rift_srv_path_not_pending(struct rift_srv_path *path)
-{
-	struct rift_srv_ctx *ctx = path->sess->ctx;
-
-	mutex_lock(&ctx->lock);
-	list_del_init(&path->pending_entry);
-	mutex_unlock(&ctx->lock);
 }
 
 static u32 rift_srv_sess_nr_paths(struct rift_srv_sess *sess)

@@ -3,8 +3,10 @@
  * Rift server: the INFO exchange that completes a path.  Once every
  * connection is established and INFO_REQ arrived on connection 0, the
  * name is checked (and given to the session if it is the first path),
- * the path's chunks are registered for its device, the ULP hears of a new
- * session, and INFO_RSP goes out behind the REG_MR work requests.
+ * the path's chunks are allocated and registered for its device, the ULP
+ * hears of a new session, and INFO_RSP goes out behind the REG_MR work
+ * requests.  The receive path (rift-srv-io.c) records INFO_REQ and queues
+ * this work; this file calls the IO path only to set up a path's ops.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -15,17 +17,6 @@
 #include <linux/mm.h>
 
 #include "rift-srv.h"
-
-/*
- * Each queued run holds a path reference; the work checks readiness
- * itself, so ESTABLISHED and INFO_REQ may both kick it.
- */
-void rift_srv_path_queue_info(struct rift_srv_path *path)
-{
-	kobject_get(&path->kobj);
-	if (!queue_work(rift_srv_wq, &path->info_work))
-		kobject_put(&path->kobj);
-}
 
 void rift_srv_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -50,32 +41,6 @@ void rift_srv_path_unreg_chunks(struct rift_srv_path *path)
 	path->mrs = NULL;
 	kfree(path->sgs);
 	path->sgs = NULL;
-}
-
-/**
- * rift_srv_info_req_arrived() - the INFO_REQ buffer of connection 0 filled
- * @con: connection 0
- * @wc: its successful receive completion
- *
- * CQ context: records the message and leaves the rest to the info work.
- */
-void rift_srv_info_req_arrived(struct rift_srv_con *con, struct ib_wc *wc)
-{
-	struct rift_srv_path *path = con->path;
-	unsigned long flags;
-	bool kick;
-
-	if (wc->opcode != IB_WC_RECV || (wc->wc_flags & IB_WC_WITH_IMM)) {
-		rift_srv_path_fail(path, "first message is not an INFO_REQ");
-		return;
-	}
-	spin_lock_irqsave(&path->lock, flags);
-	path->info_rcvd = true;
-	path->info_len = wc->byte_len;
-	kick = rift_srv_path_all_connected(path);
-	spin_unlock_irqrestore(&path->lock, flags);
-	if (kick)
-		rift_srv_path_queue_info(path);
 }
 
 static void rift_srv_info_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -175,6 +140,44 @@ static size_t rift_srv_info_rsp_size(u32 qd)
 			    sizeof(struct rift_wire_chunk_tlv), RIFT_INFO_ALIGN) +
 	       (size_t)qd * sizeof(struct rift_wire_rbuf);
 	return min_t(size_t, size, RIFT_INFO_MAX_LEN);
+}
+
+/**
+ * rift_srv_path_alloc_chunks() - allocate the chunks of an admitted path
+ * @path: path whose INFO_REQ was accepted; runs on rift_srv_wq
+ *
+ * One physically contiguous buffer per chunk makes it a single sg entry
+ * and a single MR; the _exact variant returns the tail of the power-of-two
+ * allocation, so a chunk pins exactly chunk_size bytes.  Zeroed so that a
+ * read the ULP does not fill cannot leak memory, the previous instance's
+ * data included.  Counted against max_pinned_mb first: the memory every
+ * client together can make the server pin is bounded.
+ *
+ * Return: 0, -ENOSPC over the limit, or -ENOMEM.
+ */
+int rift_srv_path_alloc_chunks(struct rift_srv_path *path)
+{
+	struct rift_srv_sess *sess = path->sess;
+	u64 bytes = (u64)path->queue_depth * sess->chunk_size;
+	u32 i;
+
+	if (!rift_srv_pinned_reserve(bytes))
+		return -ENOSPC;
+	path->pinned_reserved = bytes;
+	path->chunks = kcalloc(path->queue_depth, sizeof(*path->chunks),
+			       GFP_KERNEL);
+	if (!path->chunks)
+		return -ENOMEM;
+	for (i = 0; i < path->queue_depth; i++) {
+		path->chunks[i] = alloc_pages_exact(sess->chunk_size,
+						    GFP_KERNEL | __GFP_ZERO |
+						    __GFP_NOWARN);
+		if (!path->chunks[i])
+			return -ENOMEM;
+		path->nr_chunks++;
+		atomic64_add(sess->chunk_size, &sess->pinned);
+	}
+	return rift_srv_path_init_ops(path);
 }
 
 /*

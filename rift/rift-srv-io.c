@@ -51,19 +51,6 @@ struct rift_srv_rd {
 	struct rift_srv_rd_seg	seg[];
 };
 
-/**
- * rift_srv_wc_con() - the connection a work completion belongs to
- * @wc: work completion
- *
- * Return: the connection.
- */
-struct rift_srv_con *rift_srv_wc_con(struct ib_wc *wc)
-{
-	struct rift_con *c = wc->qp->qp_context;
-
-	return container_of(c, struct rift_srv_con, c);
-}
-
 /* An answer given in hard interrupt context, posted from process context. */
 static void rift_srv_resp_work(struct work_struct *work)
 {
@@ -541,79 +528,6 @@ static void rift_srv_op_invalidate(struct rift_srv_op *op)
 	}
 }
 
-static int rift_srv_send_imm(struct rift_srv_con *con, const struct rift_imm *imm)
-{
-	return rift_con_send_imm(&con->c, &con->tx_cqe, imm);
-}
-
-/**
- * rift_srv_path_hb_start() - start the heartbeat of a path gone CONNECTED
- * @path: path
- */
-void rift_srv_path_hb_start(struct rift_srv_path *path)
-{
-	rift_hb_start(&path->hb);
-	queue_delayed_work(rift_srv_hb_wq, &path->hb_work,
-			   rift_hb_next(&path->hb.due, path->hb.interval_ms));
-}
-
-/**
- * rift_srv_path_hb_work() - heartbeat tick of a server path
- * @work: the path's hb_work
- *
- * A client that vanishes (host crash, cable pulled, rxe retrying forever)
- * leaves no QP error behind: without this, its session would pin its
- * chunks on the server for good.  Ask with a heartbeat on a silent tick;
- * after hb_missed_max silent ticks in a row close the path, which frees
- * its resources and, for the last path, the session's.
- */
-void rift_srv_path_hb_work(struct work_struct *work)
-{
-	struct rift_srv_path *path = container_of(to_delayed_work(work),
-						  struct rift_srv_path, hb_work);
-	struct rift_imm imm = { .type = RIFT_IMM_HB };
-	unsigned long flags;
-	bool up;
-	int err = 0;
-
-	if (READ_ONCE(path->state) != RIFT_SRV_PATH_CONNECTED)
-		return;
-	if (rift_hb_tick(&path->hb)) {
-		rift_srv_path_fail(path, "heartbeat: nothing received for %u ms",
-				   path->hb.missed * path->hb.interval_ms);
-		return;
-	}
-	/* Only on silent ticks: the client's heartbeats keep traffic going. */
-	if (rift_hb_send(&path->hb, false, &imm.seq)) {
-		/* Under the lock: teardown changes the state before the QPs go. */
-		spin_lock_irqsave(&path->lock, flags);
-		up = path->state == RIFT_SRV_PATH_CONNECTED;
-		if (up)
-			err = rift_srv_send_imm(&path->cons[0], &imm);
-		spin_unlock_irqrestore(&path->lock, flags);
-		if (err) {
-			rift_srv_path_fail(path, "cannot send a heartbeat: %d", err);
-			return;
-		}
-		if (!up)
-			return;
-	}
-	queue_delayed_work(rift_srv_hb_wq, &path->hb_work,
-			   rift_hb_next(&path->hb.due, path->hb.interval_ms));
-}
-
-static void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq)
-{
-	struct rift_imm imm = {
-		.type	= RIFT_IMM_HB_ACK,
-		.seq	= seq,
-	};
-	int err = rift_srv_send_imm(con, &imm);
-
-	if (err)
-		rift_srv_path_fail(con->path, "cannot answer a heartbeat: %d", err);
-}
-
 /*
  * Mark the request a CANCEL names.  The client sends CANCEL before it has
  * seen the answer, but a CANCEL on one connection and the next request on
@@ -704,6 +618,32 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 		rift_srv_op_invalidate(op);
 	else if (op)
 		rift_srv_op_deliver(op);
+}
+
+/**
+ * rift_srv_info_req_arrived() - the INFO_REQ buffer of connection 0 filled
+ * @con: connection 0
+ * @wc: its successful receive completion
+ *
+ * CQ context: records the message and leaves the rest to the info work.
+ */
+static void rift_srv_info_req_arrived(struct rift_srv_con *con, struct ib_wc *wc)
+{
+	struct rift_srv_path *path = con->path;
+	unsigned long flags;
+	bool kick;
+
+	if (wc->opcode != IB_WC_RECV || (wc->wc_flags & IB_WC_WITH_IMM)) {
+		rift_srv_path_fail(path, "first message is not an INFO_REQ");
+		return;
+	}
+	spin_lock_irqsave(&path->lock, flags);
+	path->info_rcvd = true;
+	path->info_len = wc->byte_len;
+	kick = rift_srv_path_all_connected(path);
+	spin_unlock_irqrestore(&path->lock, flags);
+	if (kick)
+		rift_srv_path_queue_info(path);
 }
 
 /**

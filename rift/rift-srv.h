@@ -438,22 +438,50 @@ struct rift_srv_auth {
 	u8	skeylen;
 };
 
-/* rift-srv-hosts.c */
-int rift_srv_host_admit(const char *name, struct rift_srv_auth *auth);
-int rift_srv_hosts_init(struct kobject *parent);
-void rift_srv_hosts_exit(struct kobject *parent);
+/**
+ * rift_srv_wc_con() - the connection a work completion belongs to
+ * @wc: work completion
+ *
+ * Return: the connection.
+ */
+static inline struct rift_srv_con *rift_srv_wc_con(struct ib_wc *wc)
+{
+	struct rift_con *c = wc->qp->qp_context;
 
-/* rift-srv-main.c */
+	return container_of(c, struct rift_srv_con, c);
+}
+
+/*
+ * The files of rift-server, from the bottom up: each calls only into the
+ * ones listed before it (Documentation/callgraph.rst, checked by make
+ * check).
+ */
+
+/* rift-srv-globals.c */
 extern struct class rift_srv_class;
+extern struct kobject *rift_srv_kobj;
 extern struct workqueue_struct *rift_srv_wq;
 extern struct workqueue_struct *rift_srv_hb_wq;
 extern struct workqueue_struct *rift_srv_resp_wq;
+int rift_srv_globals_init(void);
+void rift_srv_globals_exit_wqs(void);
+void rift_srv_globals_exit(void);
 u32 rift_srv_param_max_queue_depth(void);
 u32 rift_srv_param_chunk_size(void);
 u32 rift_srv_param_hb_interval_ms(void);
 bool rift_srv_param_always_invalidate(void);
 bool rift_srv_param_force_always_invalidate(void);
 bool rift_srv_param_cancel(void);
+u8 rift_srv_param_ack_timeout(void);
+u32 rift_srv_param_max_sessions(void);
+u32 rift_srv_param_max_paths_per_session(void);
+u32 rift_srv_param_max_cons_per_path(void);
+u32 rift_srv_param_max_pending_per_addr(void);
+u32 rift_srv_param_setup_timeout_ms(void);
+bool rift_srv_pinned_reserve(u64 bytes);
+void rift_srv_pinned_release(u64 bytes);
+bool rift_srv_sess_slot_get(void);
+void rift_srv_sess_slot_put(void);
 
 /*
  * Log lines any client can cause at will, by connecting, failing a path
@@ -475,19 +503,13 @@ extern struct ratelimit_state rift_srv_refuse_rs;
 		if (__ratelimit(&rift_srv_refuse_rs))			\
 			pr_info(fmt, ##__VA_ARGS__);			\
 	} while (0)
-u8 rift_srv_param_ack_timeout(void);
-u32 rift_srv_param_max_sessions(void);
-u32 rift_srv_param_max_paths_per_session(void);
-u32 rift_srv_param_max_cons_per_path(void);
-u32 rift_srv_param_max_pending_per_addr(void);
-u32 rift_srv_param_setup_timeout_ms(void);
-bool rift_srv_pinned_reserve(u64 bytes);
-void rift_srv_pinned_release(u64 bytes);
-bool rift_srv_sess_slot_get(void);
-void rift_srv_sess_slot_put(void);
 
-/* rift-srv-conn.c */
-int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
+/* rift-srv-hosts.c */
+int rift_srv_host_admit(const char *name, struct rift_srv_auth *auth);
+int rift_srv_hosts_init(struct kobject *parent);
+void rift_srv_hosts_exit(struct kobject *parent);
+
+/* rift-srv-state.c */
 void rift_srv_path_fail(struct rift_srv_path *path, const char *fmt, ...)
 	__printf(2, 3);
 void rift_srv_sess_close(struct rift_srv_sess *sess, struct rift_srv_path *except,
@@ -500,24 +522,11 @@ bool rift_srv_sess_change_state(struct rift_srv_sess *sess,
 				enum rift_srv_sess_state new);
 bool rift_srv_path_change_state(struct rift_srv_path *path,
 				enum rift_srv_path_state new);
+bool rift_srv_con_change_state(struct rift_srv_con *con,
+			       enum rift_srv_con_state new);
 bool rift_srv_path_all_connected(struct rift_srv_path *path);
-
-/* rift-srv-info.c */
-void rift_srv_info_req_arrived(struct rift_srv_con *con, struct ib_wc *wc);
-void rift_srv_path_queue_info(struct rift_srv_path *path);
-void rift_srv_path_info_work(struct work_struct *work);
-void rift_srv_reg_done(struct ib_cq *cq, struct ib_wc *wc);
-void rift_srv_path_unreg_chunks(struct rift_srv_path *path);
-
-/* rift-srv-io.c */
-void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
-void rift_srv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
-void rift_srv_path_hb_work(struct work_struct *work);
-void rift_srv_path_hb_start(struct rift_srv_path *path);
-struct rift_srv_con *rift_srv_wc_con(struct ib_wc *wc);
-int rift_srv_path_init_ops(struct rift_srv_path *path);
-int rift_srv_path_alloc_chunks(struct rift_srv_path *path);
 void rift_srv_path_not_pending(struct rift_srv_path *path);
+void rift_srv_path_queue_info(struct rift_srv_path *path);
 
 /* rift-srv-sysfs.c */
 extern const struct attribute_group *rift_srv_sess_groups[];
@@ -526,5 +535,24 @@ int rift_srv_sess_sysfs_add(struct rift_srv_sess *sess);
 void rift_srv_sess_sysfs_del(struct rift_srv_sess *sess);
 int rift_srv_path_sysfs_add(struct rift_srv_path *path);
 void rift_srv_path_sysfs_del(struct rift_srv_path *path);
+
+/* rift-srv-hb.c */
+void rift_srv_path_hb_start(struct rift_srv_path *path);
+void rift_srv_path_hb_work(struct work_struct *work);
+void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq);
+
+/* rift-srv-io.c */
+void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+void rift_srv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+int rift_srv_path_init_ops(struct rift_srv_path *path);
+
+/* rift-srv-info.c */
+int rift_srv_path_alloc_chunks(struct rift_srv_path *path);
+void rift_srv_path_info_work(struct work_struct *work);
+void rift_srv_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+void rift_srv_path_unreg_chunks(struct rift_srv_path *path);
+
+/* rift-srv-conn.c */
+int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 
 #endif /* _RIFT_SRV_H */
