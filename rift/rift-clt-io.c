@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Rift client: the IO path.  Permits, request submission over RDMA WRITE
- * (+ WITH_IMM), immediate-data responses, and failing what a dead
- * connection still held.
+ * (+ WITH_IMM), immediate-data responses, failing what a dead connection
+ * still held, and the failover work that posts again the requests waiting
+ * for a path (rift-clt-mp.c holds the queue).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -11,6 +12,9 @@
 #include <linux/slab.h>
 
 #include "rift-clt.h"
+
+/* Wait before posting again a request that found no MR or memory. */
+#define RIFT_CLT_RETRY_DELAY	msecs_to_jiffies(10)
 
 /* ULP header + alignment padding + the longest descriptor. */
 #define RIFT_CLT_HDR_BUF	(RIFT_USR_LEN_MAX + RIFT_IO_DESC_ALIGN + \
@@ -993,6 +997,75 @@ int rift_clt_req_post(struct rift_clt_req *req)
 out_unlock:
 	rcu_read_unlock();
 	return err;
+}
+
+/*
+ * Post the waiting requests on connected paths; complete those whose
+ * deadline passed with -ETIMEDOUT; wake again at the nearest deadline or
+ * when a path connects.
+ */
+static void rift_clt_failover_work(struct work_struct *work)
+{
+	struct rift_clt_sess *sess = container_of(to_delayed_work(work),
+						  struct rift_clt_sess,
+						  failover_work);
+	struct rift_clt_req *req, *tmp;
+	unsigned long next = 0;
+	bool wait = false;
+	LIST_HEAD(list);
+	int err;
+
+	rift_clt_take_pending(sess, &list);
+	list_for_each_entry_safe(req, tmp, &list, pending) {
+		list_del_init(&req->pending);
+		err = rift_clt_req_post(req);
+		if (!err) {
+			atomic64_inc(&sess->failed_over);
+			continue;
+		}
+		if (err == -ENOTCONN && rift_clt_sess_may_wait(sess) &&
+		    time_before(jiffies, req->deadline)) {
+			rift_clt_req_park(req);
+			if (!wait || time_before(req->deadline, next))
+				next = req->deadline;
+			wait = true;
+			continue;
+		}
+		/*
+		 * Out of MRs or memory for a moment, on a path that is up: try
+		 * again shortly rather than fail a request that has time left.
+		 */
+		if ((err == -EAGAIN || err == -ENOMEM) &&
+		    rift_clt_sess_may_wait(sess) &&
+		    time_before(jiffies, req->deadline)) {
+			rift_clt_req_park(req);
+			if (!wait || time_before(jiffies + RIFT_CLT_RETRY_DELAY, next))
+				next = jiffies + RIFT_CLT_RETRY_DELAY;
+			wait = true;
+			continue;
+		}
+		atomic64_inc(&sess->failover_errors);
+		/* As every other request the close finds: reset, not timed out. */
+		if (READ_ONCE(sess->closing))
+			err = -ECONNRESET;
+		else if (err == -ENOTCONN)
+			err = -ETIMEDOUT;
+		rift_clt_req_fail_pending(req, err);
+	}
+	if (wait)
+		mod_delayed_work(sess->wq, &sess->failover_work,
+				 time_after(next, jiffies) ? next - jiffies : 0);
+}
+
+/**
+ * rift_clt_sess_failover_init() - set up a session's queue of requests waiting for a path
+ * @sess: session
+ */
+void rift_clt_sess_failover_init(struct rift_clt_sess *sess)
+{
+	spin_lock_init(&sess->pending_lock);
+	INIT_LIST_HEAD(&sess->pending);
+	INIT_DELAYED_WORK(&sess->failover_work, rift_clt_failover_work);
 }
 
 /**

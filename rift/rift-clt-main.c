@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rift client: module entry and sessions (open, close, limits).
+ * Rift client: module entry and sessions: open, close, limits, and the
+ * paths a session has, added and removed (with their sysfs directories
+ * and the add_path and remove_path files) from here only.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -12,6 +14,9 @@
 #include <linux/uuid.h>
 
 #include "rift-clt.h"
+
+#define to_path(k) container_of(k, struct rift_clt_path, kobj)
+#define to_sess(d) container_of(d, struct rift_clt_sess, dev)
 
 static unsigned int default_queue_depth = 128;
 module_param(default_queue_depth, uint, 0444);
@@ -56,57 +61,6 @@ module_param(always_invalidate, bool, 0644);
 MODULE_PARM_DESC(always_invalidate,
 		 "New sessions ask the server to rotate a chunk's rkey after every request (default false)");
 
-/*
- * The host's identity, like NVMe's hostnqn and hostid: servers admit, and
- * authenticate, by the name; a session belongs to the name and UUID that
- * opened it.  Fixed at load: every path of every session then carries the
- * same identity, and an administrator sets them with modprobe options.
- */
-static char host_name[RIFT_NAME_MAX + 1];
-module_param_string(host_name, host_name, sizeof(host_name), 0444);
-MODULE_PARM_DESC(host_name,
-		 "This host's name as servers admit it (default: the node name)");
-
-static char host_uuid[UUID_STRING_LEN + 1];
-module_param_string(host_uuid, host_uuid, sizeof(host_uuid), 0444);
-MODULE_PARM_DESC(host_uuid,
-		 "This host's UUID, xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (default: random at load)");
-
-static uuid_t rift_clt_host_uuid;
-
-/** rift_clt_host_name() - this host's name, fixed once the module is loaded */
-const char *rift_clt_host_name(void)
-{
-	return host_name;
-}
-
-/** rift_clt_host_uuid_raw() - this host's UUID as its 16 bytes */
-const u8 *rift_clt_host_uuid_raw(void)
-{
-	return rift_clt_host_uuid.b;
-}
-
-static int rift_clt_identity_init(void)
-{
-	if (!host_name[0]) {
-		strscpy(host_name, utsname()->nodename, sizeof(host_name));
-		if (!rift_proto_name_valid(host_name, strlen(host_name)))
-			strscpy(host_name, "rift-host", sizeof(host_name));
-	} else if (!rift_proto_name_valid(host_name, strlen(host_name))) {
-		pr_err("host_name: 1 to %u printable characters\n", RIFT_NAME_MAX);
-		return -EINVAL;
-	}
-	if (!host_uuid[0]) {
-		uuid_gen(&rift_clt_host_uuid);
-		snprintf(host_uuid, sizeof(host_uuid), "%pUb", &rift_clt_host_uuid);
-	} else if (uuid_parse(host_uuid, &rift_clt_host_uuid) ||
-		   uuid_is_null(&rift_clt_host_uuid)) {
-		pr_err("host_uuid: a non-zero UUID as xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 struct class rift_clt_class = {
 	.name = "rift-client",
 };
@@ -119,6 +73,36 @@ static void rift_clt_sess_release(struct device *dev)
 	/* The secrets live in the session. */
 	kfree_sensitive(sess);
 }
+
+static ssize_t remove_path_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct rift_clt_path *path = to_path(kobj);
+	int err = 0;
+
+	if (!rift_clt_sysfs_yes(buf))
+		return -EINVAL;
+	/*
+	 * Removing the path removes this very file, and removal waits for
+	 * every writer of it: detach ourselves from that wait first, and
+	 * keep the path alive across the teardown (CVE-2024-50062 was
+	 * exactly this write freeing the object it ran on).
+	 */
+	kobject_get(&path->kobj);
+	if (!list_is_singular(&path->sess->paths) &&
+	    sysfs_remove_file_self(kobj, &attr->attr)) {
+		err = rift_clt_sess_remove_path(path, true);
+		/* Lost the race for the last path: the file must come back. */
+		if (err == -EBUSY && sysfs_create_file(kobj, &attr->attr))
+			pr_warn("%s: cannot restore remove_path\n", path->name);
+	} else {
+		err = -EBUSY;
+	}
+	kobject_put(&path->kobj);
+	return err ? err : count;
+}
+
+static struct kobj_attribute rift_clt_path_remove_attr = __ATTR_WO(remove_path);
 
 /**
  * rift_clt_sess_add_path() - add a path to a session and connect it
@@ -155,6 +139,11 @@ int rift_clt_sess_add_path(struct rift_clt_sess *sess,
 	err = rift_clt_path_sysfs_add(path);
 	if (err)
 		goto err_unlock;
+	err = sysfs_create_file(&path->kobj, &rift_clt_path_remove_attr.attr);
+	if (err) {
+		rift_clt_path_sysfs_del(path);
+		goto err_unlock;
+	}
 	list_add_tail_rcu(&path->entry, &sess->paths);
 	/* A concurrent remove_path may free it while we wait for the connect. */
 	kobject_get(&path->kobj);
@@ -199,6 +188,8 @@ int rift_clt_sess_remove_path(struct rift_clt_path *path, bool keep_one)
 
 	/* No submitter can still be looking at the path after this. */
 	synchronize_rcu();
+	rift_clt_path_stop(path);
+	rift_clt_path_sysfs_del(path);
 	rift_clt_path_destroy(path);
 
 	mutex_lock(&sess->lock);
@@ -236,6 +227,45 @@ static void rift_clt_sess_remove_all(struct rift_clt_sess *sess)
 	}
 	wait_event(sess->removed_wait, rift_clt_sess_no_removals(sess));
 }
+
+static ssize_t add_path_store(struct device *dev, struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct rift_clt_sess *sess = to_sess(dev);
+	struct sockaddr_storage src, dst;
+	int err;
+
+	err = rift_clt_parse_path(buf, &src, &dst, sess->port);
+	if (err) {
+		pr_info_ratelimited("%s: add_path: cannot parse '%.*s'; expected [ip:]SRC@[ip:]DST or [ip:]DST\n",
+				    sess->name, (int)strcspn(buf, "\n"), buf);
+		return err;
+	}
+	err = rift_clt_sess_add_path(sess, &src, &dst);
+	return err ? err : count;
+}
+
+static DEVICE_ATTR_WO(add_path);
+
+/*
+ * The session attributes that add and remove paths live here, beside what
+ * they call; rift-clt-sysfs.c holds the rest and calls nothing in this
+ * file.
+ */
+static struct attribute *rift_clt_sess_ctl_attrs[] = {
+	&dev_attr_add_path.attr,
+	NULL,
+};
+
+static const struct attribute_group rift_clt_sess_ctl_group = {
+	.attrs = rift_clt_sess_ctl_attrs,
+};
+
+static const struct attribute_group *rift_clt_sess_groups[] = {
+	&rift_clt_sess_group,
+	&rift_clt_sess_ctl_group,
+	NULL,
+};
 
 /*
  * An RDMA device is going away, or a port went down: fail every path of
@@ -382,7 +412,7 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 				      RIFT_HB_MISSED_LIMIT);
 	sess->mp_policy = RIFT_CLT_MP_ROUND_ROBIN;
 	sess->always_inv = READ_ONCE(always_invalidate);
-	rift_clt_sess_mp_init(sess);
+	rift_clt_sess_failover_init(sess);
 	mutex_init(&sess->lock);
 	INIT_LIST_HEAD(&sess->paths);
 	init_waitqueue_head(&sess->permit_wait);

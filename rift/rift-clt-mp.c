@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Rift client: multipath.  Which connected path a request takes (the
- * session's mp_policy), and failover: requests a failed path still held,
- * or that found no path connected, wait here for a path, up to the
- * session's io_timeout_ms.
+ * session's mp_policy), and the queue of requests waiting for a path:
+ * those a failed path still held, or that found no path connected, wait
+ * here up to the session's io_timeout_ms.  The failover work that posts
+ * them again is part of the IO path (rift-clt-io.c), which calls into
+ * this file and not the other way round.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -11,9 +13,6 @@
 #include <linux/module.h>
 
 #include "rift-clt.h"
-
-/* Wait before posting again a request that found no MR or memory. */
-#define RIFT_CLT_RETRY_DELAY	msecs_to_jiffies(10)
 
 static const char * const rift_clt_mp_policy_names[RIFT_CLT_MP_NR] = {
 	[RIFT_CLT_MP_ROUND_ROBIN]	= "round-robin",
@@ -172,9 +171,12 @@ void rift_clt_sess_kick_failover(struct rift_clt_sess *sess)
 	mod_delayed_work(sess->wq, &sess->failover_work, 0);
 }
 
-/* Move every waiting request to @list, emptying the session's. */
-static void rift_clt_take_pending(struct rift_clt_sess *sess,
-				  struct list_head *list)
+/**
+ * rift_clt_take_pending() - move every waiting request to @list
+ * @sess: session, whose queue is empty afterwards
+ * @list: where the requests go
+ */
+void rift_clt_take_pending(struct rift_clt_sess *sess, struct list_head *list)
 {
 	unsigned long flags;
 
@@ -184,79 +186,15 @@ static void rift_clt_take_pending(struct rift_clt_sess *sess,
 	spin_unlock_irqrestore(&sess->pending_lock, flags);
 }
 
-static void rift_clt_req_fail_pending(struct rift_clt_req *req, int err)
+/**
+ * rift_clt_req_fail_pending() - complete a request that waited for a path
+ * @req: request taken off the queue
+ * @err: its result
+ */
+void rift_clt_req_fail_pending(struct rift_clt_req *req, int err)
 {
 	atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
 	req->ops.done(req->ops.priv, err);
-}
-
-/*
- * Post the waiting requests on connected paths; complete those whose
- * deadline passed with -ETIMEDOUT; wake again at the nearest deadline or
- * when a path connects.
- */
-static void rift_clt_failover_work(struct work_struct *work)
-{
-	struct rift_clt_sess *sess = container_of(to_delayed_work(work),
-						  struct rift_clt_sess,
-						  failover_work);
-	struct rift_clt_req *req, *tmp;
-	unsigned long next = 0;
-	bool wait = false;
-	LIST_HEAD(list);
-	int err;
-
-	rift_clt_take_pending(sess, &list);
-	list_for_each_entry_safe(req, tmp, &list, pending) {
-		list_del_init(&req->pending);
-		err = rift_clt_req_post(req);
-		if (!err) {
-			atomic64_inc(&sess->failed_over);
-			continue;
-		}
-		if (err == -ENOTCONN && rift_clt_sess_may_wait(sess) &&
-		    time_before(jiffies, req->deadline)) {
-			rift_clt_req_park(req);
-			if (!wait || time_before(req->deadline, next))
-				next = req->deadline;
-			wait = true;
-			continue;
-		}
-		/*
-		 * Out of MRs or memory for a moment, on a path that is up: try
-		 * again shortly rather than fail a request that has time left.
-		 */
-		if ((err == -EAGAIN || err == -ENOMEM) &&
-		    rift_clt_sess_may_wait(sess) &&
-		    time_before(jiffies, req->deadline)) {
-			rift_clt_req_park(req);
-			if (!wait || time_before(jiffies + RIFT_CLT_RETRY_DELAY, next))
-				next = jiffies + RIFT_CLT_RETRY_DELAY;
-			wait = true;
-			continue;
-		}
-		atomic64_inc(&sess->failover_errors);
-		/* As every other request the close finds: reset, not timed out. */
-		if (READ_ONCE(sess->closing))
-			err = -ECONNRESET;
-		else if (err == -ENOTCONN)
-			err = -ETIMEDOUT;
-		rift_clt_req_fail_pending(req, err);
-	}
-	if (wait)
-		mod_delayed_work(sess->wq, &sess->failover_work,
-				 time_after(next, jiffies) ? next - jiffies : 0);
-}
-
-/**
- * rift_clt_sess_mp_init() - set up a session's multipath state
- * @sess: session
- */
-void rift_clt_sess_mp_init(struct rift_clt_sess *sess)
-{
-	spin_lock_init(&sess->pending_lock);
-	INIT_LIST_HEAD(&sess->pending);
-	INIT_DELAYED_WORK(&sess->failover_work, rift_clt_failover_work);
 }
 
 /**

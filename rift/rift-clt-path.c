@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Rift client: paths.  Connection establishment through rdma_cm
- * (CON_REQ/CON_RSP), the INFO exchange, failure and teardown.
+ * (CON_REQ/CON_RSP), the INFO exchange, heartbeats and probes, reconnect
+ * backoff, and teardown.  The state machine and the failure reports that
+ * move it are in rift-clt-state.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -10,6 +12,8 @@
 #include <linux/slab.h>
 #include <linux/random.h>
 #include <linux/inet.h>
+#include <linux/utsname.h>
+#include <linux/uuid.h>
 
 #include "rift-clt.h"
 
@@ -39,100 +43,60 @@ module_param(ack_timeout, byte, 0644);
 MODULE_PARM_DESC(ack_timeout,
 		 "QP ack timeout, 4.096 us * 2^N (default 20: ~4.3 s; 0: rdma_cm's)");
 
-static const char * const rift_clt_path_state_names[] = {
-	[RIFT_CLT_PATH_IDLE]		= "idle",
-	[RIFT_CLT_PATH_CONNECTING]	= "connecting",
-	[RIFT_CLT_PATH_CONNECTED]	= "connected",
-	[RIFT_CLT_PATH_ERROR]		= "error",
-	[RIFT_CLT_PATH_RECONNECTING]	= "reconnecting",
-	[RIFT_CLT_PATH_CLOSING]		= "closing",
-	[RIFT_CLT_PATH_CLOSED]		= "closed",
-	[RIFT_CLT_PATH_GAVE_UP]		= "gave-up",
-};
-
-static_assert(ARRAY_SIZE(rift_clt_path_state_names) == RIFT_CLT_PATH_STATE_NR);
-
-#define S(x) BIT(RIFT_CLT_PATH_##x)
-/* Allowed transitions: from state (index) to any state in the mask. */
-static const u32 rift_clt_path_next[RIFT_CLT_PATH_STATE_NR] = {
-	[RIFT_CLT_PATH_IDLE]		= S(CONNECTING) | S(CLOSING),
-	[RIFT_CLT_PATH_CONNECTING]	= S(CONNECTED) | S(ERROR) | S(CLOSING),
-	[RIFT_CLT_PATH_CONNECTED]	= S(ERROR) | S(CLOSING),
-	[RIFT_CLT_PATH_ERROR]		= S(RECONNECTING) | S(GAVE_UP) | S(CLOSING),
-	[RIFT_CLT_PATH_RECONNECTING]	= S(CONNECTED) | S(ERROR) | S(CLOSING),
-	[RIFT_CLT_PATH_CLOSING]		= S(CLOSED),
-	[RIFT_CLT_PATH_CLOSED]		= 0,
-	[RIFT_CLT_PATH_GAVE_UP]		= S(RECONNECTING) | S(CLOSING),
-};
-
-#undef S
-
-static const struct rift_sm rift_clt_path_sm = {
-	.name	= "client path",
-	.names	= rift_clt_path_state_names,
-	.next	= rift_clt_path_next,
-	.nr	= RIFT_CLT_PATH_STATE_NR,
-};
-
-const char *rift_clt_path_state_str(enum rift_clt_path_state s)
-{
-	return rift_sm_state_str(&rift_clt_path_sm, s);
-}
-
 /*
- * The one place a path changes state.  Returns false when the transition is
- * not allowed, which callers use to lose races (e.g. a failure seen by two
- * completions at once is handled by the first).
+ * The host's identity, like NVMe's hostnqn and hostid: servers admit, and
+ * authenticate, by the name; a session belongs to the name and UUID that
+ * opened it.  Fixed at load: every path of every session then carries the
+ * same identity, and an administrator sets them with modprobe options.
  */
-static bool rift_clt_path_change_state(struct rift_clt_path *path,
-				       enum rift_clt_path_state new)
-{
-	enum rift_clt_path_state old = path->state;
+static char host_name[RIFT_NAME_MAX + 1];
+module_param_string(host_name, host_name, sizeof(host_name), 0444);
+MODULE_PARM_DESC(host_name,
+		 "This host's name as servers admit it (default: the node name)");
 
-	lockdep_assert_held(&path->lock);
-	if (!rift_sm_change(&rift_clt_path_sm, old, new, path->sess->name,
-			    path->name))
-		return false;
-	path->state = new;
-	if (new == RIFT_CLT_PATH_CONNECTED)
-		atomic_inc(&path->sess->connected);
-	else if (old == RIFT_CLT_PATH_CONNECTED)
-		atomic_dec(&path->sess->connected);
-	return true;
+static char host_uuid[UUID_STRING_LEN + 1];
+module_param_string(host_uuid, host_uuid, sizeof(host_uuid), 0444);
+MODULE_PARM_DESC(host_uuid,
+		 "This host's UUID, xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (default: random at load)");
+
+static uuid_t rift_clt_host_uuid;
+
+/** rift_clt_host_name() - this host's name, fixed once the module is loaded */
+static const char *rift_clt_host_name(void)
+{
+	return host_name;
 }
 
-static bool rift_clt_path_set_state(struct rift_clt_path *path,
-				    enum rift_clt_path_state new)
+/** rift_clt_host_uuid_raw() - this host's UUID as its 16 bytes */
+static const u8 *rift_clt_host_uuid_raw(void)
 {
-	unsigned long flags;
-	bool ok;
-
-	spin_lock_irqsave(&path->lock, flags);
-	ok = rift_clt_path_change_state(path, new);
-	spin_unlock_irqrestore(&path->lock, flags);
-	return ok;
+	return rift_clt_host_uuid.b;
 }
 
-enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path)
+/**
+ * rift_clt_identity_init() - check or make up the host's name and UUID
+ *
+ * Return: 0, or -EINVAL for a name or UUID given at load that is invalid.
+ */
+int rift_clt_identity_init(void)
 {
-	return READ_ONCE(path->state);
-}
-
-void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
-{
-	unsigned long flags;
-	va_list ap;
-
-	char msg[sizeof(path->last_error)];
-
-	va_start(ap, fmt);
-	vscnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	spin_lock_irqsave(&path->lock, flags);
-	strscpy(path->last_error, msg, sizeof(path->last_error));
-	spin_unlock_irqrestore(&path->lock, flags);
-	if (__ratelimit(&path->err_rs))
-		pr_info("%s/%s: %s\n", path->sess->name, path->name, msg);
+	if (!host_name[0]) {
+		strscpy(host_name, utsname()->nodename, sizeof(host_name));
+		if (!rift_proto_name_valid(host_name, strlen(host_name)))
+			strscpy(host_name, "rift-host", sizeof(host_name));
+	} else if (!rift_proto_name_valid(host_name, strlen(host_name))) {
+		pr_err("host_name: 1 to %u printable characters\n", RIFT_NAME_MAX);
+		return -EINVAL;
+	}
+	if (!host_uuid[0]) {
+		uuid_gen(&rift_clt_host_uuid);
+		snprintf(host_uuid, sizeof(host_uuid), "%pUb", &rift_clt_host_uuid);
+	} else if (uuid_parse(host_uuid, &rift_clt_host_uuid) ||
+		   uuid_is_null(&rift_clt_host_uuid)) {
+		pr_err("host_uuid: a non-zero UUID as xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void rift_clt_con_finish(struct rift_clt_con *con, int err)
@@ -1156,144 +1120,6 @@ static void rift_clt_path_close_work(struct work_struct *work)
 }
 
 /**
- * rift_clt_path_fail() - a connected path stopped working
- * @path: path
- * @why: reason for last_error
- *
- * Callable from CQ and CM callbacks: only changes state and queues the
- * close work, which tears down and then schedules a reconnect.
- */
-void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
-{
-	unsigned long flags;
-	bool failed;
-
-	/*
-	 * While (re)connecting, the connect worker owns the connections and
-	 * sees failures itself; only a connected path is handed to close work.
-	 */
-	spin_lock_irqsave(&path->lock, flags);
-	if (path->state == RIFT_CLT_PATH_CONNECTING ||
-	    path->state == RIFT_CLT_PATH_RECONNECTING)
-		path->setup_failed = true;
-	failed = path->state == RIFT_CLT_PATH_CONNECTED &&
-		 rift_clt_path_change_state(path, RIFT_CLT_PATH_ERROR);
-	if (failed)
-		scnprintf(path->last_error, sizeof(path->last_error), "%s", why);
-	spin_unlock_irqrestore(&path->lock, flags);
-	if (failed) {
-		pr_info_ratelimited("%s/%s: path failed: %s\n", path->sess->name,
-				    path->name, why);
-		queue_work(path->sess->wq, &path->close_work);
-	}
-}
-
-/**
- * rift_clt_path_abort() - fail a path, also while it is being set up
- * @path: path
- * @why: reason for last_error and the log
- *
- * A connected path is failed (its close work releases everything it
- * holds); a path being set up has its attempt aborted with @why in
- * last_error and every wait of the attempt woken, so the connect work
- * closes its connections now rather than after connect_timeout_ms.  For
- * what the path ran over going away, and for a server that misbehaves
- * before the path is up (rift_clt_path_fail() would abort the attempt
- * without a reason).  Must not wait for teardown: called from rift-core's
- * notifiers and from CQ callbacks.
- */
-void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
-{
-	unsigned long flags;
-	bool setup, again = false;
-	u16 i;
-
-	spin_lock_irqsave(&path->lock, flags);
-	setup = path->state == RIFT_CLT_PATH_CONNECTING ||
-		path->state == RIFT_CLT_PATH_RECONNECTING;
-	if (setup) {
-		/* Said already (a flood calls once per heartbeat): quiet. */
-		again = path->setup_failed && !strcmp(path->last_error, why);
-		path->setup_failed = true;
-		strscpy(path->last_error, why, sizeof(path->last_error));
-	}
-	spin_unlock_irqrestore(&path->lock, flags);
-	if (!setup) {
-		rift_clt_path_fail(path, why);
-		return;
-	}
-	if (again)
-		return;
-	pr_info_ratelimited("%s/%s: connect aborted: %s\n", path->sess->name,
-			    path->name, why);
-	/* Every wait of the attempt checks ->setup_failed when woken. */
-	for (i = 0; i < path->nr_cons; i++)
-		complete(&path->cons[i].done);
-	complete(&path->info_tx_done);
-	complete(&path->info_done);
-}
-
-/**
- * rift_clt_path_dev_removed() - the RDMA device under a path is going away
- * @path: path of a session, seen under RCU
- * @dev: the device being removed
- *
- * rift-core waits for the path to release what it holds on @dev.
- */
-void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
-{
-	bool uses = false;
-	char why[64];
-	u16 i;
-
-	/* Pointers only: another device's state may be freed meanwhile. */
-	for (i = 0; i < path->nr_cons; i++)
-		if (READ_ONCE(path->cons[i].c.dev) == dev)
-			uses = true;
-	if (READ_ONCE(path->pd.dev) == dev)
-		uses = true;
-	if (!uses)
-		return;
-	snprintf(why, sizeof(why), "RDMA device %s removed", dev_name(&dev->ib_dev->dev));
-	rift_clt_path_abort(path, why);
-}
-
-/**
- * rift_clt_path_port_down() - the RDMA port under a path went down
- * @path: path of a session, seen under RCU
- * @dev: device of the port
- * @port: port number
- *
- * Nothing can move over the port until it is back: the path fails now
- * and its requests fail over at once, rather than after hb_interval_ms *
- * (hb_missed_max + 1).  It reconnects with its usual backoff.
- */
-void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
-			     u32 port)
-{
-	bool uses = false;
-	char why[64];
-	u16 i;
-
-	for (i = 0; i < path->nr_cons; i++)
-		if (rift_con_on_port(&path->cons[i].c, dev, port))
-			uses = true;
-	if (!uses)
-		return;
-	snprintf(why, sizeof(why), "RDMA port %s/%u down", dev_name(&dev->ib_dev->dev), port);
-	rift_clt_path_abort(path, why);
-}
-
-/**
- * rift_clt_path_disconnect() - user asked to disconnect a path
- * @path: path; it reconnects after the session's reconnect delay
- */
-void rift_clt_path_disconnect(struct rift_clt_path *path)
-{
-	rift_clt_path_fail(path, "disconnected by user");
-}
-
-/**
  * rift_clt_path_reconnect() - user asked to reconnect a path now
  * @path: path
  */
@@ -1389,14 +1215,14 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 }
 
 /**
- * rift_clt_path_destroy() - stop, tear down and free a path
+ * rift_clt_path_stop() - first step of a path's removal
  * @path: path, already unlinked from its session's list (and RCU-synced)
  *
- * Safe on a path in any state.  Order matters: CLOSING first (failures
- * and user writes stop acting), then sysfs (no writer can queue work),
- * then the work items, then the connections under ->conn_mutex.
+ * From here on failures and user writes stop acting on it: the caller
+ * removes its sysfs directory next (no writer can queue work after that)
+ * and then calls rift_clt_path_destroy().
  */
-void rift_clt_path_destroy(struct rift_clt_path *path)
+void rift_clt_path_stop(struct rift_clt_path *path)
 {
 	unsigned long flags;
 
@@ -1404,7 +1230,17 @@ void rift_clt_path_destroy(struct rift_clt_path *path)
 	WRITE_ONCE(path->removed, true);
 	rift_clt_path_change_state(path, RIFT_CLT_PATH_CLOSING);
 	spin_unlock_irqrestore(&path->lock, flags);
-	rift_clt_path_sysfs_del(path);
+}
+
+/**
+ * rift_clt_path_destroy() - tear down and free a stopped path
+ * @path: path after rift_clt_path_stop() and the removal of its sysfs
+ *
+ * Safe on a path in any state.  The work items go first, then the
+ * connections under ->conn_mutex.
+ */
+void rift_clt_path_destroy(struct rift_clt_path *path)
+{
 	cancel_delayed_work_sync(&path->connect_work);
 	cancel_work_sync(&path->close_work);
 	cancel_delayed_work_sync(&path->hb_work);

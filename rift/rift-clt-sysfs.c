@@ -2,6 +2,7 @@
 /*
  * Rift client: sysfs.  /sys/class/rift-client/<session>/ and its
  * paths/<path>/ directories; see Documentation/ABI/testing/sysfs-class-rift-client.
+ * The files that add and remove paths are in rift-clt-main.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -135,25 +136,6 @@ static ssize_t nr_poll_cons_show(struct device *dev, struct device_attribute *at
 }
 
 static DEVICE_ATTR_RO(nr_poll_cons);
-
-static ssize_t add_path_store(struct device *dev, struct device_attribute *attr,
-			      const char *buf, size_t count)
-{
-	struct rift_clt_sess *sess = to_sess(dev);
-	struct sockaddr_storage src, dst;
-	int err;
-
-	err = rift_clt_parse_path(buf, &src, &dst, sess->port);
-	if (err) {
-		pr_info_ratelimited("%s: add_path: cannot parse '%.*s'; expected [ip:]SRC@[ip:]DST or [ip:]DST\n",
-				    sess->name, (int)strcspn(buf, "\n"), buf);
-		return err;
-	}
-	err = rift_clt_sess_add_path(sess, &src, &dst);
-	return err ? err : count;
-}
-
-static DEVICE_ATTR_WO(add_path);
 
 static ssize_t mp_policy_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
@@ -292,7 +274,6 @@ static struct attribute *rift_clt_sess_attrs[] = {
 	&dev_attr_nr_cons.attr,
 	&dev_attr_nr_poll_cons.attr,
 	&dev_attr_pinned_bytes.attr,
-	&dev_attr_add_path.attr,
 	&dev_attr_mp_policy.attr,
 	&dev_attr_failed_over.attr,
 	&dev_attr_failover_errors.attr,
@@ -307,13 +288,8 @@ static struct attribute *rift_clt_sess_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group rift_clt_sess_group = {
+const struct attribute_group rift_clt_sess_group = {
 	.attrs = rift_clt_sess_attrs,
-};
-
-const struct attribute_group *rift_clt_sess_groups[] = {
-	&rift_clt_sess_group,
-	NULL,
 };
 
 /* Path attributes. */
@@ -385,11 +361,6 @@ static ssize_t last_error_show(struct kobject *kobj, struct kobj_attribute *attr
 
 static struct kobj_attribute rift_clt_path_last_error_attr = __ATTR_RO(last_error);
 
-static bool rift_clt_sysfs_yes(const char *buf)
-{
-	return sysfs_streq(buf, "1");
-}
-
 static ssize_t disconnect_store(struct kobject *kobj, struct kobj_attribute *attr,
 				const char *buf, size_t count)
 {
@@ -412,36 +383,6 @@ static ssize_t reconnect_store(struct kobject *kobj, struct kobj_attribute *attr
 
 static struct kobj_attribute rift_clt_path_reconnect_attr = __ATTR_WO(reconnect);
 
-static ssize_t remove_path_store(struct kobject *kobj, struct kobj_attribute *attr,
-				 const char *buf, size_t count)
-{
-	struct rift_clt_path *path = to_path(kobj);
-	int err = 0;
-
-	if (!rift_clt_sysfs_yes(buf))
-		return -EINVAL;
-	/*
-	 * Removing the path removes this very file, and removal waits for
-	 * every writer of it: detach ourselves from that wait first, and
-	 * keep the path alive across the teardown (CVE-2024-50062 was
-	 * exactly this write freeing the object it ran on).
-	 */
-	kobject_get(&path->kobj);
-	if (!list_is_singular(&path->sess->paths) &&
-	    sysfs_remove_file_self(kobj, &attr->attr)) {
-		err = rift_clt_sess_remove_path(path, true);
-		/* Lost the race for the last path: the file must come back. */
-		if (err == -EBUSY && sysfs_create_file(kobj, &attr->attr))
-			pr_warn("%s: cannot restore remove_path\n", path->name);
-	} else {
-		err = -EBUSY;
-	}
-	kobject_put(&path->kobj);
-	return err ? err : count;
-}
-
-static struct kobj_attribute rift_clt_path_remove_attr = __ATTR_WO(remove_path);
-
 static ssize_t always_invalidate_show(struct kobject *kobj,
 				      struct kobj_attribute *attr, char *buf)
 {
@@ -461,7 +402,6 @@ static struct attribute *rift_clt_path_attrs[] = {
 	&rift_clt_path_last_error_attr.attr,
 	&rift_clt_path_disconnect_attr.attr,
 	&rift_clt_path_reconnect_attr.attr,
-	&rift_clt_path_remove_attr.attr,
 	&rift_clt_path_always_inv_attr.attr,
 	NULL,
 };

@@ -463,9 +463,6 @@ struct rift_clt_sess {
 	u8				server_secret_len;
 };
 
-const char *rift_clt_host_name(void);
-const u8 *rift_clt_host_uuid_raw(void);
-
 extern struct class rift_clt_class;
 
 /* Poll connection @idx of @path; @idx < path->nr_poll_cons. */
@@ -488,24 +485,51 @@ static inline struct rift_clt_con *rift_clt_wc_con(struct ib_wc *wc)
 	return container_of(c, struct rift_clt_con, c);
 }
 
-/* rift-clt-path.c */
-struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
-					   const struct sockaddr_storage *src,
-					   const struct sockaddr_storage *dst);
-void rift_clt_path_destroy(struct rift_clt_path *path);
-int rift_clt_path_connect_now(struct rift_clt_path *path);
-void rift_clt_path_fail(struct rift_clt_path *path, const char *why);
-void rift_clt_path_abort(struct rift_clt_path *path, const char *why);
-void rift_clt_path_reconnect(struct rift_clt_path *path);
-void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
-void rift_clt_path_disconnect(struct rift_clt_path *path);
-void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev);
-void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
-			     u32 port);
+static inline bool rift_clt_sysfs_yes(const char *buf)
+{
+	return sysfs_streq(buf, "1");
+}
+
+/*
+ * The files of rift-client, from the bottom up: each calls only into the
+ * ones listed before it (Documentation/callgraph.rst, checked by make
+ * check).
+ */
+
+/* rift-clt-bounce.c */
+int rift_clt_bounce_setup(struct rift_clt_path *path);
+void rift_clt_bounce_free(struct rift_clt_path *path);
+bool rift_clt_bounce_usable(struct rift_clt_path *path, struct rift_clt_req *req);
+void rift_clt_bounce_seg(struct rift_clt_path *path, u32 id, u32 len,
+			 struct rift_rbuf *seg);
+void rift_clt_bounce_copy(struct rift_clt_req *req);
+
+/* rift-clt-state.c */
 const char *rift_clt_path_state_str(enum rift_clt_path_state s);
+bool rift_clt_path_change_state(struct rift_clt_path *path,
+				enum rift_clt_path_state new);
+bool rift_clt_path_set_state(struct rift_clt_path *path,
+			     enum rift_clt_path_state new);
 enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path);
 void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 	__printf(2, 3);
+void rift_clt_path_fail(struct rift_clt_path *path, const char *why);
+void rift_clt_path_abort(struct rift_clt_path *path, const char *why);
+void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev);
+void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
+			     u32 port);
+void rift_clt_path_disconnect(struct rift_clt_path *path);
+
+/* rift-clt-mp.c */
+struct rift_clt_path *rift_clt_pick_path(struct rift_clt_sess *sess);
+const char *rift_clt_mp_policy_str(enum rift_clt_mp_policy p);
+int rift_clt_mp_policy_parse(const char *buf);
+bool rift_clt_sess_may_wait(struct rift_clt_sess *sess);
+void rift_clt_req_park(struct rift_clt_req *req);
+void rift_clt_sess_kick_failover(struct rift_clt_sess *sess);
+void rift_clt_take_pending(struct rift_clt_sess *sess, struct list_head *list);
+void rift_clt_req_fail_pending(struct rift_clt_req *req, int err);
+void rift_clt_sess_fail_pending(struct rift_clt_sess *sess);
 
 /* rift-clt-io.c */
 int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm);
@@ -517,6 +541,7 @@ void rift_clt_path_release_orphans(struct rift_clt_path *path);
 int rift_clt_con_poll(struct rift_clt_con *con, int budget);
 void rift_clt_path_poll_tick(struct rift_clt_path *path);
 int rift_clt_req_post(struct rift_clt_req *req);
+void rift_clt_sess_failover_init(struct rift_clt_sess *sess);
 int rift_clt_reqs_init(struct rift_clt_sess *sess);
 u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
 void rift_clt_reqs_free(struct rift_clt_sess *sess);
@@ -548,31 +573,28 @@ static inline void rift_clt_dbg_rkey_rotated(struct rift_clt_path *path,
 					     u32 chunk) {}
 #endif
 
+/* rift-clt-path.c */
+int rift_clt_identity_init(void);
+struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
+					   const struct sockaddr_storage *src,
+					   const struct sockaddr_storage *dst);
+void rift_clt_path_stop(struct rift_clt_path *path);
+void rift_clt_path_destroy(struct rift_clt_path *path);
+int rift_clt_path_connect_now(struct rift_clt_path *path);
+void rift_clt_path_reconnect(struct rift_clt_path *path);
+void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
+
 /* rift-clt-sysfs.c */
+extern const struct attribute_group rift_clt_sess_group;
 int rift_clt_path_sysfs_add(struct rift_clt_path *path);
 void rift_clt_path_sysfs_del(struct rift_clt_path *path);
-extern const struct attribute_group *rift_clt_sess_groups[];
 int rift_clt_parse_addr(const char *s, size_t len,
 			struct sockaddr_storage *ss, u16 port);
+
+/* rift-clt-main.c */
 int rift_clt_sess_add_path(struct rift_clt_sess *sess,
 			   const struct sockaddr_storage *src,
 			   const struct sockaddr_storage *dst);
 int rift_clt_sess_remove_path(struct rift_clt_path *path, bool keep_one);
-
-/* rift-clt-mp.c */
-struct rift_clt_path *rift_clt_pick_path(struct rift_clt_sess *sess);
-const char *rift_clt_mp_policy_str(enum rift_clt_mp_policy p);
-int rift_clt_mp_policy_parse(const char *buf);
-bool rift_clt_sess_may_wait(struct rift_clt_sess *sess);
-void rift_clt_req_park(struct rift_clt_req *req);
-void rift_clt_sess_kick_failover(struct rift_clt_sess *sess);
-void rift_clt_sess_mp_init(struct rift_clt_sess *sess);
-void rift_clt_sess_fail_pending(struct rift_clt_sess *sess);
-int rift_clt_bounce_setup(struct rift_clt_path *path);
-void rift_clt_bounce_free(struct rift_clt_path *path);
-bool rift_clt_bounce_usable(struct rift_clt_path *path, struct rift_clt_req *req);
-void rift_clt_bounce_seg(struct rift_clt_path *path, u32 id, u32 len,
-			 struct rift_rbuf *seg);
-void rift_clt_bounce_copy(struct rift_clt_req *req);
 
 #endif /* _RIFT_CLT_H */
