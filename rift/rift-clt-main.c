@@ -15,7 +15,7 @@
 
 #include "rift-clt.h"
 
-#define to_path(k) container_of(k, struct rift_clt_path, kobj)
+#define to_path(k) container_of(k, struct rift_clt_path, base.kobj)
 #define to_sess(d) container_of(d, struct rift_clt_sess, dev)
 
 static unsigned int default_queue_depth = 128;
@@ -88,17 +88,17 @@ static ssize_t remove_path_store(struct kobject *kobj, struct kobj_attribute *at
 	 * keep the path alive across the teardown (CVE-2024-50062 was
 	 * exactly this write freeing the object it ran on).
 	 */
-	kobject_get(&path->kobj);
+	kobject_get(&path->base.kobj);
 	if (!list_is_singular(&path->sess->paths) &&
 	    sysfs_remove_file_self(kobj, &attr->attr)) {
 		err = rift_clt_sess_remove_path(path, true);
 		/* Lost the race for the last path: the file must come back. */
 		if (err == -EBUSY && sysfs_create_file(kobj, &attr->attr))
-			pr_warn("%s: cannot restore remove_path\n", path->name);
+			pr_warn("%s: cannot restore remove_path\n", path->base.name);
 	} else {
 		err = -EBUSY;
 	}
-	kobject_put(&path->kobj);
+	kobject_put(&path->base.kobj);
 	return err ? err : count;
 }
 
@@ -131,7 +131,7 @@ int rift_clt_sess_add_path(struct rift_clt_sess *sess,
 		goto err_unlock;
 	}
 	list_for_each_entry(p, &sess->paths, entry) {
-		if (!strcmp(p->name, path->name)) {
+		if (!strcmp(p->base.name, path->base.name)) {
 			err = -EEXIST;
 			goto err_unlock;
 		}
@@ -139,23 +139,23 @@ int rift_clt_sess_add_path(struct rift_clt_sess *sess,
 	err = rift_clt_path_sysfs_add(path);
 	if (err)
 		goto err_unlock;
-	err = sysfs_create_file(&path->kobj, &rift_clt_path_remove_attr.attr);
+	err = sysfs_create_file(&path->base.kobj, &rift_clt_path_remove_attr.attr);
 	if (err) {
 		rift_clt_path_sysfs_del(path);
 		goto err_unlock;
 	}
 	list_add_tail_rcu(&path->entry, &sess->paths);
 	/* A concurrent remove_path may free it while we wait for the connect. */
-	kobject_get(&path->kobj);
+	kobject_get(&path->base.kobj);
 	mutex_unlock(&sess->lock);
 
 	rift_clt_path_connect_now(path);
-	kobject_put(&path->kobj);
+	kobject_put(&path->base.kobj);
 	return 0;
 
 err_unlock:
 	mutex_unlock(&sess->lock);
-	kobject_put(&path->kobj);
+	kobject_put(&path->base.kobj);
 	return err;
 }
 
@@ -218,12 +218,12 @@ static void rift_clt_sess_remove_all(struct rift_clt_sess *sess)
 		path = list_first_entry_or_null(&sess->paths,
 						struct rift_clt_path, entry);
 		if (path)
-			kobject_get(&path->kobj);
+			kobject_get(&path->base.kobj);
 		mutex_unlock(&sess->lock);
 		if (!path)
 			break;
 		rift_clt_sess_remove_path(path, false);
-		kobject_put(&path->kobj);
+		kobject_put(&path->base.kobj);
 	}
 	wait_event(sess->removed_wait, rift_clt_sess_no_removals(sess));
 }

@@ -271,7 +271,7 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 	struct rift_clt_path *path = con->path;
 	int err;
 
-	trace_rift_clt_con_event(path->sess->name, path->name, con->idx,
+	trace_rift_clt_con_event(path->sess->name, path->base.name, con->idx,
 				 ev->event, ev->status);
 
 	switch (ev->event) {
@@ -421,9 +421,9 @@ static int rift_clt_con_connect(struct rift_clt_con *con)
 			goto err_close;
 		}
 	}
-	if (path->src.ss_family != AF_UNSPEC)
-		src = (struct sockaddr *)&path->src;
-	err = rdma_resolve_addr(cm_id, src, (struct sockaddr *)&path->dst,
+	if (path->base.src.ss_family != AF_UNSPEC)
+		src = (struct sockaddr *)&path->base.src;
+	err = rdma_resolve_addr(cm_id, src, (struct sockaddr *)&path->base.dst,
 				RIFT_RESOLVE_TIMEOUT_MS);
 	if (err == -ENODEV) {
 		/* Its device was removed, or the address is not configured. */
@@ -720,7 +720,7 @@ static int rift_clt_path_info(struct rift_clt_path *path)
 	ctl->info_rx = NULL;
 	/* The server's tick is its own: ours are the session's tunables. */
 	pr_debug("%s/%s: %u chunks of %u bytes, hb %u ms x %u\n", sess->name,
-		 path->name, rsp.nr_chunks, rsp.chunk_size, rsp.hb_interval_ms,
+		 path->base.name, rsp.nr_chunks, rsp.chunk_size, rsp.hb_interval_ms,
 		 rsp.hb_missed_max);
 	orphans = bitmap_zalloc(rsp.nr_chunks, GFP_KERNEL);
 	if (!orphans || rift_clt_dbg_chunks_reset(path, rsp.nr_chunks)) {
@@ -845,8 +845,8 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	}
 
 	ib_dev = path->cons[0].c.cm_id->device;
-	strscpy(path->hca_name, dev_name(&ib_dev->dev), sizeof(path->hca_name));
-	path->hca_port = path->cons[0].c.cm_id->port_num;
+	strscpy(path->base.hca_name, dev_name(&ib_dev->dev), sizeof(path->base.hca_name));
+	path->base.hca_port = path->cons[0].c.cm_id->port_num;
 	rift_hb_start(&path->hb);
 	for (i = 0; i < path->nr_cons; i++) {
 		path->cons[i].stalled = 0;
@@ -913,7 +913,7 @@ static void rift_clt_path_schedule_reconnect(struct rift_clt_path *path)
 	path->reconnect_attempts = n + 1;
 	d = min_t(u64, (u64)base << min_t(u32, n, 20), cap);
 	d = d / 2 + get_random_u32_below(d - d / 2 + 1);
-	trace_rift_clt_path_backoff(sess->name, path->name, n + 1, d);
+	trace_rift_clt_path_backoff(sess->name, path->base.name, n + 1, d);
 	queue_delayed_work(sess->wq, &path->connect_work, msecs_to_jiffies(d));
 }
 
@@ -1037,7 +1037,7 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 	path->hb.interval_ms = READ_ONCE(path->sess->hb_interval_ms);
 	path->hb.missed_max = READ_ONCE(path->sess->hb_missed_max);
 	silent = rift_hb_tick(&path->hb);
-	trace_rift_clt_hb_tick(path->sess->name, path->name, path->hb.missed,
+	trace_rift_clt_hb_tick(path->sess->name, path->base.name, path->hb.missed,
 			       late);
 	if (silent) {
 		char why[64];
@@ -1138,7 +1138,7 @@ void rift_clt_path_reconnect(struct rift_clt_path *path)
 
 static void rift_clt_path_release(struct kobject *kobj)
 {
-	struct rift_clt_path *path = container_of(kobj, struct rift_clt_path, kobj);
+	struct rift_clt_path *path = container_of(kobj, struct rift_clt_path, base.kobj);
 	struct rift_clt_sess *sess = path->sess;
 
 	free_percpu(path->stats);
@@ -1173,13 +1173,13 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	path = kzalloc(sizeof(*path), GFP_KERNEL);
 	if (!path)
 		return ERR_PTR(-ENOMEM);
-	kobject_init(&path->kobj, &rift_clt_path_ktype);
+	kobject_init(&path->base.kobj, &rift_clt_path_ktype);
 	/* The path's sysfs files may outlive the session's close. */
 	get_device(&sess->dev);
 	path->sess = sess;
 	INIT_LIST_HEAD(&path->entry);
-	path->src = *src;
-	path->dst = *dst;
+	path->base.src = *src;
+	path->base.dst = *dst;
 	spin_lock_init(&path->lock);
 	ratelimit_state_init(&path->err_rs, 5 * HZ, 5);
 	path->state = RIFT_CLT_PATH_IDLE;
@@ -1192,16 +1192,16 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	atomic_set(&path->hb.rx_seen, 0);
 	atomic_set(&path->inflight, 0);
 	if (src->ss_family != AF_UNSPEC)
-		snprintf(path->name, sizeof(path->name), "%pISc@%pISpc", src, dst);
+		snprintf(path->base.name, sizeof(path->base.name), "%pISc@%pISpc", src, dst);
 	else
-		snprintf(path->name, sizeof(path->name), "%pISpc", dst);
+		snprintf(path->base.name, sizeof(path->base.name), "%pISpc", dst);
 
 	path->nr_poll_cons = sess->nr_poll_cons;
 	path->nr_cons = sess->nr_cons + sess->nr_poll_cons;
 	path->cons = kcalloc(path->nr_cons, sizeof(*path->cons), GFP_KERNEL);
 	path->stats = alloc_percpu(struct rift_clt_stats);
 	if (!path->cons || !path->stats) {
-		kobject_put(&path->kobj);
+		kobject_put(&path->base.kobj);
 		return ERR_PTR(-ENOMEM);
 	}
 	for (i = 0; i < path->nr_cons; i++) {
@@ -1248,5 +1248,5 @@ void rift_clt_path_destroy(struct rift_clt_path *path)
 	rift_clt_path_close_cons(path);
 	mutex_unlock(&path->conn_mutex);
 	rift_clt_path_set_state(path, RIFT_CLT_PATH_CLOSED);
-	kobject_put(&path->kobj);
+	kobject_put(&path->base.kobj);
 }

@@ -66,7 +66,7 @@ bool rift_clt_path_change_state(struct rift_clt_path *path,
 
 	lockdep_assert_held(&path->lock);
 	if (!rift_sm_change(&rift_clt_path_sm, old, new, path->sess->name,
-			    path->name))
+			    path->base.name))
 		return false;
 	path->state = new;
 	if (new == RIFT_CLT_PATH_CONNECTED)
@@ -107,7 +107,7 @@ void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 	strscpy(path->last_error, msg, sizeof(path->last_error));
 	spin_unlock_irqrestore(&path->lock, flags);
 	if (__ratelimit(&path->err_rs))
-		pr_info("%s/%s: %s\n", path->sess->name, path->name, msg);
+		pr_info("%s/%s: %s\n", path->sess->name, path->base.name, msg);
 }
 
 /**
@@ -138,7 +138,7 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
 	spin_unlock_irqrestore(&path->lock, flags);
 	if (failed) {
 		pr_info_ratelimited("%s/%s: path failed: %s\n", path->sess->name,
-				    path->name, why);
+				    path->base.name, why);
 		queue_work(path->sess->wq, &path->close_work);
 	}
 }
@@ -180,7 +180,7 @@ void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
 	if (again)
 		return;
 	pr_info_ratelimited("%s/%s: connect aborted: %s\n", path->sess->name,
-			    path->name, why);
+			    path->base.name, why);
 	/* Every wait of the attempt checks ->setup_failed when woken. */
 	for (i = 0; i < path->nr_cons; i++)
 		complete(&path->cons[i].done);

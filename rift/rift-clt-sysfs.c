@@ -13,7 +13,7 @@
 
 #include "rift-clt.h"
 
-#define to_path(k) container_of(k, struct rift_clt_path, kobj)
+#define to_path(k) container_of(k, struct rift_clt_path, base.kobj)
 #define stats_to_path(k) container_of(k, struct rift_clt_path, stats_kobj)
 #define to_sess(d) container_of(d, struct rift_clt_sess, dev)
 
@@ -303,42 +303,6 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute rift_clt_path_state_attr = __ATTR_RO(state);
 
-static ssize_t src_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	struct rift_clt_path *path = to_path(kobj);
-
-	if (path->src.ss_family == AF_UNSPEC)
-		return sysfs_emit(buf, "any\n");
-	return sysfs_emit(buf, "%pISc\n", &path->src);
-}
-
-static struct kobj_attribute rift_clt_path_src_attr = __ATTR_RO(src_addr);
-
-static ssize_t dst_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%pISpc\n", &to_path(kobj)->dst);
-}
-
-static struct kobj_attribute rift_clt_path_dst_attr = __ATTR_RO(dst_addr);
-
-static ssize_t hca_name_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%s\n", to_path(kobj)->hca_name);
-}
-
-static struct kobj_attribute rift_clt_path_hca_name_attr = __ATTR_RO(hca_name);
-
-static ssize_t hca_port_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%u\n", to_path(kobj)->hca_port);
-}
-
-static struct kobj_attribute rift_clt_path_hca_port_attr = __ATTR_RO(hca_port);
-
 static ssize_t bounce_bytes_show(struct kobject *kobj, struct kobj_attribute *attr,
 				 char *buf)
 {
@@ -394,10 +358,6 @@ static struct kobj_attribute rift_clt_path_always_inv_attr =
 
 static struct attribute *rift_clt_path_attrs[] = {
 	&rift_clt_path_state_attr.attr,
-	&rift_clt_path_src_attr.attr,
-	&rift_clt_path_dst_attr.attr,
-	&rift_clt_path_hca_name_attr.attr,
-	&rift_clt_path_hca_port_attr.attr,
 	&rift_clt_path_bounce_bytes_attr.attr,
 	&rift_clt_path_last_error_attr.attr,
 	&rift_clt_path_disconnect_attr.attr,
@@ -410,28 +370,23 @@ static const struct attribute_group rift_clt_path_group = {
 	.attrs = rift_clt_path_attrs,
 };
 
+/* What both roles' paths show (rift-core), then what a client's adds. */
+static const struct attribute_group *rift_clt_path_groups[] = {
+	&rift_path_base_group,
+	&rift_clt_path_group,
+	NULL,
+};
+
 /* Path statistics. */
 
 /* The per-CPU counters, each shown as the sum over all CPUs. */
-struct rift_clt_stat_attr {
-	struct kobj_attribute	attr;
-	size_t			off;
-};
-
 static ssize_t rift_clt_stat_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
-	struct rift_clt_path *path = stats_to_path(kobj);
-	size_t off = container_of(attr, struct rift_clt_stat_attr, attr)->off;
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += *(u64 *)((void *)per_cpu_ptr(path->stats, cpu) + off);
-	return sysfs_emit(buf, "%llu\n", sum);
+	return sysfs_emit(buf, "%llu\n", rift_stat_sum(stats_to_path(kobj)->stats, attr));
 }
 
-static struct rift_clt_stat_attr rift_clt_stat_counters[] = {
+static struct rift_stat_attr rift_clt_stat_counters[] = {
 	{ __ATTR(reqs_read, 0444, rift_clt_stat_show, NULL),
 	  offsetof(struct rift_clt_stats, reqs_read) },
 	{ __ATTR(reqs_write, 0444, rift_clt_stat_show, NULL),
@@ -531,7 +486,7 @@ static const struct attribute_group rift_clt_stats_group = {
 static void rift_clt_stats_release(struct kobject *kobj)
 {
 	/* Embedded in the path, which holds a reference on it. */
-	kobject_put(&stats_to_path(kobj)->kobj);
+	kobject_put(&stats_to_path(kobj)->base.kobj);
 }
 
 static const struct kobj_type rift_clt_stats_ktype = {
@@ -549,15 +504,16 @@ int rift_clt_path_sysfs_add(struct rift_clt_path *path)
 {
 	int err;
 
-	err = kobject_add(&path->kobj, path->sess->paths_kobj, "%s", path->name);
+	err = kobject_add(&path->base.kobj, path->sess->paths_kobj, "%s",
+			  path->base.name);
 	if (err)
 		return err;
-	err = sysfs_create_group(&path->kobj, &rift_clt_path_group);
+	err = sysfs_create_groups(&path->base.kobj, rift_clt_path_groups);
 	if (err)
 		goto err_del;
 	kobject_init(&path->stats_kobj, &rift_clt_stats_ktype);
-	kobject_get(&path->kobj);
-	err = kobject_add(&path->stats_kobj, &path->kobj, "stats");
+	kobject_get(&path->base.kobj);
+	err = kobject_add(&path->stats_kobj, &path->base.kobj, "stats");
 	if (err)
 		goto err_put_stats;
 	err = sysfs_create_group(&path->stats_kobj, &rift_clt_stats_group);
@@ -569,9 +525,9 @@ err_del_stats:
 	kobject_del(&path->stats_kobj);
 err_put_stats:
 	kobject_put(&path->stats_kobj);
-	sysfs_remove_group(&path->kobj, &rift_clt_path_group);
+	sysfs_remove_groups(&path->base.kobj, rift_clt_path_groups);
 err_del:
-	kobject_del(&path->kobj);
+	kobject_del(&path->base.kobj);
 	return err;
 }
 
@@ -581,9 +537,9 @@ err_del:
  */
 void rift_clt_path_sysfs_del(struct rift_clt_path *path)
 {
-	if (!path->kobj.state_in_sysfs)
+	if (!path->base.kobj.state_in_sysfs)
 		return;
 	kobject_del(&path->stats_kobj);
 	kobject_put(&path->stats_kobj);
-	kobject_del(&path->kobj);
+	kobject_del(&path->base.kobj);
 }

@@ -142,13 +142,12 @@ struct rift_clt_stats {
 
 /**
  * struct rift_clt_path - one source/destination pair of a session
- * @kobj: /sys/class/rift-client/<sess>/paths/<name>/
+ * @base: name ("<src>@<dst>"), addresses (source AF_UNSPEC: any), RDMA
+ *	device and port, and the directory
+ *	/sys/class/rift-client/<sess>/paths/<name>/
  * @stats_kobj: its stats/ directory
  * @entry: in the session's path list
  * @sess: owning session
- * @name: "<src>@<dst>"
- * @src: source address (family AF_UNSPEC: any)
- * @dst: destination address
  * @uuid: path identity the server knows us by
  * @state: see enum rift_clt_path_state; guarded by @lock
  * @lock: guards @state, @last_error
@@ -181,8 +180,6 @@ struct rift_clt_stats {
  *	their permits stay out of the pool until it does or the path closes
  * @chunk_size: bytes per chunk
  * @max_io_size: largest data length the server accepts
- * @hca_name: RDMA device the path runs on
- * @hca_port: its port
  * @stats: per-CPU counters
  * @inflight: requests outstanding on this path
  * @info_done: INFO_RSP arrived (or the QP failed)
@@ -200,13 +197,10 @@ struct rift_clt_stats {
  * @hb_last: when the last tick ran (or the path connected), in jiffies
  */
 struct rift_clt_path {
-	struct kobject			kobj;
+	struct rift_path_base		base;
 	struct kobject			stats_kobj;
 	struct list_head		entry;
 	struct rift_clt_sess		*sess;
-	char				name[128];
-	struct sockaddr_storage		src;
-	struct sockaddr_storage		dst;
 	u8				uuid[RIFT_UUID_LEN];
 	enum rift_clt_path_state	state;
 	spinlock_t			lock;	/* state, last_error */
@@ -235,8 +229,6 @@ struct rift_clt_path {
 	unsigned long			*orphans;
 	u32				chunk_size;
 	u32				max_io_size;
-	char				hca_name[IB_DEVICE_NAME_MAX];
-	u32				hca_port;
 	struct rift_clt_stats __percpu	*stats;
 	atomic_t			inflight;
 	struct completion		info_done;

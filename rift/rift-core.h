@@ -14,6 +14,8 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/atomic.h>
+#include <linux/kobject.h>
+#include <linux/socket.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -203,6 +205,43 @@ int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,
 		   struct ib_send_wr *head, bool signal);
 
 const char *rift_cm_event_str(enum rdma_cm_event_type ev);
+
+/**
+ * struct rift_path_base - what a path is, the same in both roles
+ * @kobj: its sysfs directory, paths/<name>/ under its session; the
+ *	role's ktype frees the path that embeds this
+ * @name: the directory's name, from the addresses
+ * @src: source address (client: AF_UNSPEC when the routing picks it)
+ * @dst: destination address and port
+ * @hca_name: RDMA device it runs on, kept past the device's lifetime
+ * @hca_port: its port
+ *
+ * Both roles embed it in their path and add rift_path_base_group to the
+ * path's directory: src_addr, dst_addr, hca_name and hca_port are the
+ * same files, written once.
+ */
+struct rift_path_base {
+	struct kobject			kobj;
+	char				name[128];
+	struct sockaddr_storage		src;
+	struct sockaddr_storage		dst;
+	char				hca_name[IB_DEVICE_NAME_MAX];
+	u32				hca_port;
+};
+
+extern const struct attribute_group rift_path_base_group;
+
+/**
+ * struct rift_stat_attr - a sysfs file showing one per-CPU counter
+ * @attr: the file; its show is the role's, which finds the counters
+ * @off: offset of the u64 counter in the role's per-CPU stats struct
+ */
+struct rift_stat_attr {
+	struct kobj_attribute	attr;
+	size_t			off;
+};
+
+u64 rift_stat_sum(const void __percpu *stats, const struct kobj_attribute *attr);
 
 /**
  * struct rift_sm - a state machine's description (rift_sm_change())

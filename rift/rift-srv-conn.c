@@ -174,7 +174,7 @@ static void rift_srv_path_free_work(struct work_struct *work)
  */
 static void rift_srv_path_release(struct kobject *kobj)
 {
-	struct rift_srv_path *path = container_of(kobj, struct rift_srv_path, kobj);
+	struct rift_srv_path *path = container_of(kobj, struct rift_srv_path, base.kobj);
 
 	queue_work(rift_srv_wq, &path->free_work);
 }
@@ -200,7 +200,7 @@ static void rift_srv_path_setup_timeout(struct work_struct *work)
 	if (READ_ONCE(path->state) == RIFT_SRV_PATH_CONNECTING)
 		rift_srv_path_fail(path, "not set up within %u ms",
 				   path->setup_timeout_ms);
-	kobject_put(&path->kobj);
+	kobject_put(&path->base.kobj);
 }
 
 static void rift_srv_path_close_work(struct work_struct *work);
@@ -217,7 +217,7 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	path = kzalloc(sizeof(*path), GFP_KERNEL);
 	if (!path)
 		return ERR_PTR(-ENOMEM);
-	kobject_init(&path->kobj, &rift_srv_path_ktype);
+	kobject_init(&path->base.kobj, &rift_srv_path_ktype);
 	get_device(&sess->dev);
 	path->sess = sess;
 	INIT_LIST_HEAD(&path->entry);
@@ -233,13 +233,13 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	path->queue_depth = min_t(u32, sess->queue_depth, req->queue_depth);
 	path->created_sess = new_sess;
 	/* On a passive id the route's destination is the client. */
-	memcpy(&path->src, &cm_id->route.addr.dst_addr, sizeof(path->src));
-	memcpy(&path->dst, &cm_id->route.addr.src_addr, sizeof(path->dst));
-	snprintf(path->name, sizeof(path->name), "%pISc@%pISpc", &path->src,
-		 &path->dst);
+	memcpy(&path->base.src, &cm_id->route.addr.dst_addr, sizeof(path->base.src));
+	memcpy(&path->base.dst, &cm_id->route.addr.src_addr, sizeof(path->base.dst));
+	snprintf(path->base.name, sizeof(path->base.name), "%pISc@%pISpc", &path->base.src,
+		 &path->base.dst);
 	path->ib_dev = cm_id->device;
-	strscpy(path->hca_name, dev_name(&cm_id->device->dev), sizeof(path->hca_name));
-	path->hca_port = cm_id->port_num;
+	strscpy(path->base.hca_name, dev_name(&cm_id->device->dev), sizeof(path->base.hca_name));
+	path->base.hca_port = cm_id->port_num;
 	path->reg_cqe.done = rift_srv_reg_done;
 	init_completion(&path->io_done);
 	INIT_WORK(&path->info_work, rift_srv_path_info_work);
@@ -260,7 +260,7 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	    percpu_ref_init(&path->io_ref, rift_srv_path_io_released, 0,
 			    GFP_KERNEL) ||
 	    rift_pd_get(&path->pd, cm_id->device)) {
-		kobject_put(&path->kobj);
+		kobject_put(&path->base.kobj);
 		return ERR_PTR(-ENOMEM);
 	}
 	for (i = 0; i < path->con_cnt; i++) {
@@ -275,11 +275,11 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	list_add_tail(&path->entry, &sess->paths);
 	lockdep_assert_held(&sess->ctx->lock);
 	list_add_tail(&path->pending_entry, &sess->ctx->pending);
-	kobject_get(&path->kobj);
+	kobject_get(&path->base.kobj);
 	queue_delayed_work(rift_srv_wq, &path->setup_work,
 			   msecs_to_jiffies(path->setup_timeout_ms));
 	pr_debug("session %s: new path %s, generation %u, %u connections\n",
-		 sess->label, path->name, path->reconnect_gen, path->con_cnt);
+		 sess->label, path->base.name, path->reconnect_gen, path->con_cnt);
 	return path;
 }
 
@@ -469,7 +469,7 @@ static u32 rift_srv_pending_from(struct rift_srv_ctx *ctx, struct rdma_cm_id *cm
 
 	lockdep_assert_held(&ctx->lock);
 	list_for_each_entry(p, &ctx->pending, pending_entry)
-		if (rift_srv_same_addr(&p->src, src))
+		if (rift_srv_same_addr(&p->base.src, src))
 			n++;
 	return n;
 }
@@ -740,7 +740,7 @@ int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 
 	con = container_of(tag, struct rift_srv_con, tag);
 	pr_debug("%s %s: con %u: %s (%d)\n", rift_srv_sess_label(con->path->sess),
-		 con->path->name, con->idx, rift_cm_event_str(ev->event),
+		 con->path->base.name, con->idx, rift_cm_event_str(ev->event),
 		 ev->status);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -788,7 +788,7 @@ static void rift_srv_path_close_work(struct work_struct *work)
 	int i;
 
 	if (cancel_delayed_work(&path->setup_work))
-		kobject_put(&path->kobj);
+		kobject_put(&path->base.kobj);
 	/* The state is CLOSING: a running tick sends nothing and stops. */
 	cancel_delayed_work_sync(&path->hb_work);
 	/* A CONNECT_REQUEST attaching a connection holds this: let it finish. */
@@ -839,7 +839,7 @@ static void rift_srv_path_close_work(struct work_struct *work)
 	}
 	mutex_unlock(&sess->lock);
 	rift_srv_peer_info("session %s: path %s closed\n", rift_srv_sess_label(sess),
-			   path->name);
+			   path->base.name);
 	/*
 	 * The session ends once the ULP answered what it still holds.  Its
 	 * name goes now, not at release: a client that closes and at once
@@ -850,5 +850,5 @@ static void rift_srv_path_close_work(struct work_struct *work)
 		rift_srv_sess_sysfs_del(sess);
 		percpu_ref_kill(&sess->ops_ref);
 	}
-	kobject_put(&path->kobj);
+	kobject_put(&path->base.kobj);
 }

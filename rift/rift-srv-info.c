@@ -75,7 +75,7 @@ void rift_srv_path_refuse(struct rift_srv_path *path, int status, const char *fm
 	vaf.fmt = fmt;
 	vaf.va = &ap;
 	rift_srv_refuse_info("session %s, path %s: refusing: %pV\n",
-			     rift_srv_sess_label(path->sess), path->name, &vaf);
+			     rift_srv_sess_label(path->sess), path->base.name, &vaf);
 	va_end(ap);
 
 	if (path->info_tx)
@@ -271,7 +271,7 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 	if (!ok)
 		return -ECONNRESET;
 	if (cancel_delayed_work(&path->setup_work))
-		kobject_put(&path->kobj);
+		kobject_put(&path->base.kobj);
 	rift_srv_path_not_pending(path);
 	rift_srv_path_hb_start(path);
 	return rift_post_send(&path->cons[0].c, tx, len, &wrs[0].wr, true);
@@ -542,8 +542,8 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 					  BIT(RIFT_TLV_AUTH_NONCE)) ? proof : NULL, wrs, table);
 	if (!err)
 		rift_srv_peer_info("session %s: path %s connected on %s port %u, %u connections\n",
-				   sess->name, path->name, dev_name(&path->ib_dev->dev),
-				   path->hca_port, path->con_cnt);
+				   sess->name, path->base.name, dev_name(&path->ib_dev->dev),
+				   path->base.hca_port, path->con_cnt);
 out:
 	kfree(table);
 	kfree(wrs);
@@ -587,5 +587,5 @@ void rift_srv_path_info_work(struct work_struct *work)
 	if (err)
 		rift_srv_path_fail(path, "cannot send INFO_RSP: %d", err);
 out:
-	kobject_put(&path->kobj);
+	kobject_put(&path->base.kobj);
 }

@@ -163,7 +163,7 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
 	if (atomic_sub_return(op->nr_segs, &con->rd_credits) < 0) {
 		atomic_add(op->nr_segs, &con->rd_credits);
 		pr_warn_ratelimited("%s: out of send WRs for a %u-segment read\n",
-				    con->path->name, op->nr_segs);
+				    con->path->base.name, op->nr_segs);
 		*err = -ENOBUFS;
 		return NULL;
 	}
@@ -365,7 +365,7 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 	 * @op may already carry another request, and once the path is put it
 	 * may be freed with the path: only locals from here on.
 	 */
-	kobject_put(&path->kobj);
+	kobject_put(&path->base.kobj);
 	percpu_ref_put(&sess->ops_ref);
 }
 EXPORT_SYMBOL_GPL(rift_srv_resp);
@@ -458,7 +458,7 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	op->nr_segs = req.nr_segs;
 	op->sync_len = req.desc_off + req.desc_len;
 	/* Released by rift_srv_resp(), see rift-srv.h. */
-	kobject_get(&path->kobj);
+	kobject_get(&path->base.kobj);
 	percpu_ref_get(&sess->ops_ref);
 	atomic_inc(&path->inflight);
 	if (op->dir == RIFT_READ) {

@@ -49,7 +49,7 @@ static int rift_srv_dev_event(struct notifier_block *nb, unsigned long event,
 			if (event == RIFT_DEV_REMOVING)
 				rift_srv_path_fail(path, "RDMA device %s removed",
 						   dev_name(&ib_dev->dev));
-			else if (path->hca_port == pe->port)
+			else if (path->base.hca_port == pe->port)
 				rift_srv_path_fail(path, "RDMA port %s/%u down",
 						   dev_name(&ib_dev->dev), pe->port);
 		}

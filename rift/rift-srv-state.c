@@ -140,7 +140,7 @@ bool rift_srv_path_change_state(struct rift_srv_path *path,
 {
 	lockdep_assert_held(&path->lock);
 	if (!rift_sm_change(&rift_srv_path_sm, path->state, new,
-			    rift_srv_sess_label(path->sess), path->name))
+			    rift_srv_sess_label(path->sess), path->base.name))
 		return false;
 	WRITE_ONCE(path->state, new);
 	return true;
@@ -149,11 +149,11 @@ bool rift_srv_path_change_state(struct rift_srv_path *path,
 bool rift_srv_con_change_state(struct rift_srv_con *con,
 			       enum rift_srv_con_state new)
 {
-	char obj[sizeof(con->path->name) + 16];
+	char obj[sizeof(con->path->base.name) + 16];
 
 	lockdep_assert_held(&con->path->lock);
 	/* Connections change state only while they connect and close. */
-	snprintf(obj, sizeof(obj), "%s con %u", con->path->name, con->idx);
+	snprintf(obj, sizeof(obj), "%s con %u", con->path->base.name, con->idx);
 	if (!rift_sm_change(&rift_srv_con_sm, con->state, new,
 			    rift_srv_sess_label(con->path->sess), obj))
 		return false;
@@ -196,7 +196,7 @@ void rift_srv_path_fail(struct rift_srv_path *path, const char *fmt, ...)
 	vaf.fmt = fmt;
 	vaf.va = &ap;
 	rift_srv_peer_info("session %s, path %s: closing: %pV\n",
-			   rift_srv_sess_label(path->sess), path->name, &vaf);
+			   rift_srv_sess_label(path->sess), path->base.name, &vaf);
 	va_end(ap);
 	/* The session's list reference keeps @path alive until this ran. */
 	queue_work(rift_srv_wq, &path->close_work);
@@ -240,7 +240,7 @@ void rift_srv_path_not_pending(struct rift_srv_path *path)
  */
 void rift_srv_path_queue_info(struct rift_srv_path *path)
 {
-	kobject_get(&path->kobj);
+	kobject_get(&path->base.kobj);
 	if (!queue_work(rift_srv_wq, &path->info_work))
-		kobject_put(&path->kobj);
+		kobject_put(&path->base.kobj);
 }

@@ -16,7 +16,7 @@
 #include "rift-srv.h"
 
 #define to_sess(d) container_of(d, struct rift_srv_sess, dev)
-#define to_path(k) container_of(k, struct rift_srv_path, kobj)
+#define to_path(k) container_of(k, struct rift_srv_path, base.kobj)
 
 /* Session attributes. */
 
@@ -203,38 +203,6 @@ static ssize_t con_states_show(struct kobject *kobj, struct kobj_attribute *attr
 
 static struct kobj_attribute rift_srv_path_con_states_attr = __ATTR_RO(con_states);
 
-static ssize_t src_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%pISc\n", &to_path(kobj)->src);
-}
-
-static struct kobj_attribute rift_srv_path_src_attr = __ATTR_RO(src_addr);
-
-static ssize_t dst_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%pISpc\n", &to_path(kobj)->dst);
-}
-
-static struct kobj_attribute rift_srv_path_dst_attr = __ATTR_RO(dst_addr);
-
-static ssize_t hca_name_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%s\n", to_path(kobj)->hca_name);
-}
-
-static struct kobj_attribute rift_srv_path_hca_name_attr = __ATTR_RO(hca_name);
-
-static ssize_t hca_port_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%u\n", to_path(kobj)->hca_port);
-}
-
-static struct kobj_attribute rift_srv_path_hca_port_attr = __ATTR_RO(hca_port);
-
 static ssize_t path_pinned_bytes_show(struct kobject *kobj,
 				      struct kobj_attribute *attr, char *buf)
 {
@@ -268,10 +236,6 @@ static struct kobj_attribute rift_srv_path_disconnect_attr = __ATTR_WO(disconnec
 static struct attribute *rift_srv_path_attrs[] = {
 	&rift_srv_path_state_attr.attr,
 	&rift_srv_path_con_states_attr.attr,
-	&rift_srv_path_src_attr.attr,
-	&rift_srv_path_dst_attr.attr,
-	&rift_srv_path_hca_name_attr.attr,
-	&rift_srv_path_hca_port_attr.attr,
 	&rift_srv_path_pinned_bytes_attr.attr,
 	&rift_srv_path_disconnect_attr.attr,
 	NULL,
@@ -283,25 +247,13 @@ static const struct attribute_group rift_srv_path_group = {
 
 /* Path statistics: per-CPU counters, each shown as the sum over all CPUs. */
 
-struct rift_srv_stat_attr {
-	struct kobj_attribute	attr;
-	size_t			off;
-};
-
 static ssize_t rift_srv_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
 				  char *buf)
 {
-	struct rift_srv_path *path = to_path(kobj);
-	size_t off = container_of(attr, struct rift_srv_stat_attr, attr)->off;
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += *(u64 *)((u8 *)per_cpu_ptr(path->stats, cpu) + off);
-	return sysfs_emit(buf, "%llu\n", sum);
+	return sysfs_emit(buf, "%llu\n", rift_stat_sum(to_path(kobj)->stats, attr));
 }
 
-static struct rift_srv_stat_attr rift_srv_stat_counters[] = {
+static struct rift_stat_attr rift_srv_stat_counters[] = {
 	{ __ATTR(reqs_read, 0444, rift_srv_stat_show, NULL),
 	  offsetof(struct rift_srv_stats, reqs_read) },
 	{ __ATTR(reqs_write, 0444, rift_srv_stat_show, NULL),
@@ -355,7 +307,9 @@ static const struct attribute_group rift_srv_stats_group = {
 	.attrs = rift_srv_stats_attrs,
 };
 
+/* What both roles' paths show (rift-core), then what a server's adds. */
 const struct attribute_group *rift_srv_path_groups[] = {
+	&rift_path_base_group,
 	&rift_srv_path_group,
 	&rift_srv_stats_group,
 	NULL,
@@ -377,9 +331,9 @@ int rift_srv_path_sysfs_add(struct rift_srv_path *path)
 	lockdep_assert_held(&sess->lock);
 	/* Checked first: kobject_add() would warn loudly about a clash. */
 	list_for_each_entry(p, &sess->paths, entry)
-		if (p->in_sysfs && !strcmp(p->name, path->name))
+		if (p->in_sysfs && !strcmp(p->base.name, path->base.name))
 			return -EEXIST;
-	err = kobject_add(&path->kobj, sess->paths_kobj, "%s", path->name);
+	err = kobject_add(&path->base.kobj, sess->paths_kobj, "%s", path->base.name);
 	if (err)
 		return err;
 	path->in_sysfs = true;
@@ -394,6 +348,6 @@ void rift_srv_path_sysfs_del(struct rift_srv_path *path)
 {
 	if (!path->in_sysfs)
 		return;
-	kobject_del(&path->kobj);
+	kobject_del(&path->base.kobj);
 	path->in_sysfs = false;
 }

@@ -315,10 +315,12 @@ struct rift_srv_stats {
 
 /**
  * struct rift_srv_path - one instance of a client path
- * @kobj: /sys/class/rift-server/<sess>/paths/<name>/
+ * @base: name ("<client addr>@<server addr:port>"), addresses (source: the
+ *	client's), RDMA device name (kept for sysfs past the device's
+ *	lifetime) and port, and the directory
+ *	/sys/class/rift-server/<sess>/paths/<name>/
  * @entry: in the session's path list
  * @sess: owning session
- * @name: "<client addr>@<server addr:port>"
  * @uuid: path identity chosen by the client
  * @reconnect_gen: generation of this instance
  * @version: protocol version negotiated by its first connection
@@ -333,12 +335,8 @@ struct rift_srv_stats {
  * @admitted: the host passed admission (and authentication) on this
  *	instance; only admitted instances replace or outrank others
  * @auth_nonce: the server's nonce of this instance, sent in every CON_RSP
- * @in_sysfs: @kobj was added (changed by the ordered workqueue only)
- * @src: client address
- * @dst: server address
+ * @in_sysfs: @base.kobj was added (changed by the ordered workqueue only)
  * @ib_dev: device of every connection of the path
- * @hca_name: its name, kept for sysfs past the device's lifetime
- * @hca_port: its port
  * @chunks: kernel addresses of the chunks, each physically contiguous
  * @nr_chunks: entries of @chunks allocated
  * @pinned_reserved: bytes counted against max_pinned_mb for @chunks
@@ -370,10 +368,9 @@ struct rift_srv_stats {
  * @hb: heartbeats; interval and silent ticks as announced in INFO_RSP
  */
 struct rift_srv_path {
-	struct kobject			kobj;
+	struct rift_path_base		base;
 	struct list_head		entry;
 	struct rift_srv_sess		*sess;
-	char				name[128];
 	u8				uuid[RIFT_UUID_LEN];
 	u32				reconnect_gen;
 	u16				version;
@@ -391,11 +388,7 @@ struct rift_srv_path {
 	bool				admitted;
 	u8				auth_nonce[RIFT_AUTH_NONCE_LEN];
 	bool				in_sysfs;
-	struct sockaddr_storage		src;
-	struct sockaddr_storage		dst;
 	struct ib_device		*ib_dev;
-	char				hca_name[IB_DEVICE_NAME_MAX];
-	u32				hca_port;
 	void				**chunks;
 	u32				nr_chunks;
 	struct rift_srv_op		*ops;
