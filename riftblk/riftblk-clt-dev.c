@@ -98,7 +98,8 @@ static blk_status_t riftblk_clt_errno_to_sts(int err)
 	}
 }
 
-static void riftblk_clt_remap_begin(struct riftblk_clt_dev *dev);
+static bool riftblk_clt_dev_change_state(struct riftblk_clt_dev *dev,
+					 enum riftblk_clt_state new);
 
 static void riftblk_clt_io_done(void *priv, int err)
 {
@@ -112,10 +113,14 @@ static void riftblk_clt_io_done(void *priv, int err)
 		unsigned long flags;
 
 		/* Opening the device again sleeps: hand it to a work item. */
-		spin_lock_irqsave(&dev->stale_lock, flags);
+		spin_lock_irqsave(&dev->state_lock, flags);
 		list_add_tail(&iu->stale_entry, &dev->stale_rqs);
-		riftblk_clt_remap_begin(dev);
-		spin_unlock_irqrestore(&dev->stale_lock, flags);
+		/*
+		 * Refused when the device is REMAPPING already (requests wait
+		 * from when the first parked) or UNMAPPING.
+		 */
+		riftblk_clt_dev_change_state(dev, RIFTBLK_CLT_REMAPPING);
+		spin_unlock_irqrestore(&dev->state_lock, flags);
 		queue_delayed_work(system_long_wq, &dev->recover_work, 0);
 		return;
 	}
@@ -269,13 +274,15 @@ static const struct blk_mq_ops riftblk_clt_mq_ops = {
 	.map_queues	= riftblk_clt_map_queues,
 };
 
+static bool riftblk_clt_dev_unmapping(struct riftblk_clt_dev *dev);
+
 static int riftblk_clt_open(struct block_device *bdev, fmode_t mode)
 {
 	struct riftblk_clt_dev *dev = bdev->bd_disk->private_data;
 	int err = 0;
 
 	mutex_lock(&dev->lock);
-	if (dev->state != RIFTBLK_CLT_MAPPED)
+	if (riftblk_clt_dev_unmapping(dev))
 		err = -ENXIO;
 	else if ((mode & FMODE_WRITE) && dev->access_mode == RIFTBLK_ACCESS_RO)
 		err = -EROFS;
@@ -362,18 +369,19 @@ static int riftblk_clt_send_open(struct riftblk_clt_sess *sess, const char *path
 	return len;
 }
 
-static int riftblk_clt_send_dev(struct riftblk_clt_dev *dev, u16 type,
-				struct riftblk_dev_info *info)
+/* CLOSE or INFO (its answer in @info) of the mapping with handle @dev_id. */
+static int riftblk_clt_send_dev(struct riftblk_clt_sess *sess, u16 type,
+				u32 dev_id, struct riftblk_dev_info *info)
 {
 	u8 msg[sizeof(struct riftblk_wire_dev)];
 	int len;
 
-	len = riftblk_dev_encode(type, dev->dev_id, msg, sizeof(msg));
+	len = riftblk_dev_encode(type, dev_id, msg, sizeof(msg));
 	if (len < 0)
 		return len;
 	if (type == RIFTBLK_MSG_CLOSE)
-		return riftblk_clt_sync_req(dev->sess, RIFT_WRITE, msg, len, NULL, 0);
-	return riftblk_clt_ask_info(dev->sess, RIFTBLK_MSG_INFO_RSP, msg, len, info);
+		return riftblk_clt_sync_req(sess, RIFT_WRITE, msg, len, NULL, 0);
+	return riftblk_clt_ask_info(sess, RIFTBLK_MSG_INFO_RSP, msg, len, info);
 }
 
 /* ------------------------------------------------------------------ */
@@ -412,27 +420,116 @@ static void riftblk_clt_set_limits(struct riftblk_clt_dev *dev)
 }
 
 /* ------------------------------------------------------------------ */
-/* Opening a device again that the server lost                        */
+/* The device's state machine                                          */
+/* ------------------------------------------------------------------ */
+
+static const char * const riftblk_clt_state_names[] = {
+	[RIFTBLK_CLT_MAPPED]	= "mapped",
+	[RIFTBLK_CLT_REMAPPING]	= "remapping",
+	[RIFTBLK_CLT_UNMAPPING]	= "unmapping",
+};
+
+static_assert(ARRAY_SIZE(riftblk_clt_state_names) == RIFTBLK_CLT_STATE_NR);
+
+#define S(x) BIT(RIFTBLK_CLT_##x)
+/* Allowed transitions: from state (index) to any state in the mask. */
+static const u32 riftblk_clt_state_next[RIFTBLK_CLT_STATE_NR] = {
+	[RIFTBLK_CLT_MAPPED]	= S(REMAPPING) | S(UNMAPPING),
+	[RIFTBLK_CLT_REMAPPING]	= S(MAPPED) | S(UNMAPPING),
+	[RIFTBLK_CLT_UNMAPPING]	= 0,
+};
+
+#undef S
+
+static const struct rift_sm riftblk_clt_dev_sm = {
+	.name	= "riftblk device",
+	.names	= riftblk_clt_state_names,
+	.next	= riftblk_clt_state_next,
+	.nr	= RIFTBLK_CLT_STATE_NR,
+};
+
+/*
+ * The one place a device changes state.  Returns false when the
+ * transition is not allowed, which callers use to lose races: a request
+ * parked while the device is REMAPPING already leaves the time the first
+ * one began to wait, and nothing leaves UNMAPPING.
+ */
+static bool riftblk_clt_dev_change_state(struct riftblk_clt_dev *dev,
+					 enum riftblk_clt_state new)
+{
+	lockdep_assert_held(&dev->state_lock);
+	if (new == RIFTBLK_CLT_UNMAPPING)
+		lockdep_assert_held(&dev->lock);
+	if (!rift_sm_change(&riftblk_clt_dev_sm, dev->state, new,
+			    dev->sess->name, dev->disk->disk_name))
+		return false;
+	if (new == RIFTBLK_CLT_REMAPPING)
+		dev->remap_start = jiffies;
+	WRITE_ONCE(dev->state, new);
+	return true;
+}
+
+/* Under @dev->lock, which no change into UNMAPPING happens without. */
+static bool riftblk_clt_dev_unmapping(struct riftblk_clt_dev *dev)
+{
+	lockdep_assert_held(&dev->lock);
+	return READ_ONCE(dev->state) == RIFTBLK_CLT_UNMAPPING;
+}
+
+/*
+ * Back to MAPPED, unless requests still wait parked or the handle is
+ * known lost: the recovery work then still has them to see to.
+ */
+static void riftblk_clt_remap_end(struct riftblk_clt_dev *dev)
+{
+	lockdep_assert_held(&dev->id_lock);
+	spin_lock_irq(&dev->state_lock);
+	if (!dev->reopen && list_empty(&dev->stale_rqs))
+		riftblk_clt_dev_change_state(dev, RIFTBLK_CLT_MAPPED);
+	spin_unlock_irq(&dev->state_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening a device again: remap, and the server lost it               */
 /* ------------------------------------------------------------------ */
 
 /*
- * Open the device under a new handle after the server lost the old one.
- * Only the size is taken over: the queue's requests were built for the
- * other limits, and a new logical block size is refused as by remap.
+ * Open the device under a new handle: the one way for both a write to
+ * remap (@remap) and the recovery from ESTALE.  A remap first drops the
+ * old mapping, which either end may still hold, and takes the device's
+ * current size and limits: the queue is frozen, no request waits that was
+ * built for the old ones.  The recovery takes over only the size: the
+ * queue's requests were built for the other limits.  A new logical block
+ * size is refused by both (EMEDIUMTYPE), and its mapping closed again.
  */
-static int riftblk_clt_reopen(struct riftblk_clt_dev *dev)
+static int riftblk_clt_reopen(struct riftblk_clt_dev *dev, bool remap)
 {
 	struct riftblk_dev_info info;
 	int err;
 
 	lockdep_assert_held(&dev->id_lock);
+	if (remap) {
+		err = riftblk_clt_send_dev(dev->sess, RIFTBLK_MSG_CLOSE, dev->dev_id, NULL);
+		if (err && err != -ENODEV && err != -ESTALE)
+			pr_info("%s: remap: closing the old mapping: %d\n",
+				dev->disk->disk_name, err);
+	}
 	err = riftblk_clt_send_open(dev->sess, dev->device_path, dev->access_mode, &info);
 	if (err)
 		return err;
-	WRITE_ONCE(dev->dev_id, info.dev_id);
 	if (info.logical_block_size != dev->info.logical_block_size) {
-		riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
+		riftblk_clt_send_dev(dev->sess, RIFTBLK_MSG_CLOSE, info.dev_id, NULL);
 		return -EMEDIUMTYPE;
+	}
+	WRITE_ONCE(dev->dev_id, info.dev_id);
+	dev->reopen = false;
+	if (remap) {
+		dev->info = info;
+		riftblk_clt_set_limits(dev);
+		set_capacity_and_notify(dev->disk, info.nr_sectors);
+		pr_info("%s: remapped %s as dev_id %u\n", dev->disk->disk_name,
+			dev->device_path, info.dev_id);
+		return 0;
 	}
 	dev->info.dev_id = info.dev_id;
 	if (info.nr_sectors != dev->info.nr_sectors) {
@@ -442,15 +539,6 @@ static int riftblk_clt_reopen(struct riftblk_clt_dev *dev)
 	pr_info_ratelimited("%s: the server lost %s: opened it again as dev_id %u\n",
 			    dev->disk->disk_name, dev->device_path, info.dev_id);
 	return 0;
-}
-
-/* Under @dev->stale_lock: requests wait from now, if none did yet. */
-static void riftblk_clt_remap_begin(struct riftblk_clt_dev *dev)
-{
-	if (!dev->remapping) {
-		dev->remapping = true;
-		dev->remap_start = jiffies;
-	}
 }
 
 /*
@@ -466,29 +554,26 @@ static void riftblk_clt_recover_work(struct work_struct *work)
 						   struct riftblk_clt_dev, recover_work);
 	unsigned long deadline;
 	struct riftblk_clt_iu *iu, *tmp;
-	bool reopen, requeued = false;
+	bool reopen, unmapping, requeued = false;
 	LIST_HEAD(rqs);
 	int err = 0;
 
 	mutex_lock(&dev->id_lock);
-	spin_lock_irq(&dev->stale_lock);
+	spin_lock_irq(&dev->state_lock);
 	list_splice_init(&dev->stale_rqs, &rqs);
 	deadline = dev->remap_start + msecs_to_jiffies(READ_ONCE(remap_timeout_ms));
-	spin_unlock_irq(&dev->stale_lock);
+	unmapping = dev->state == RIFTBLK_CLT_UNMAPPING;
+	spin_unlock_irq(&dev->state_lock);
 	reopen = dev->reopen;
 	list_for_each_entry(iu, &rqs, stale_entry)
 		reopen |= iu->dev_id == dev->dev_id;
-	if (reopen) {
-		if (READ_ONCE(dev->state) != RIFTBLK_CLT_MAPPED)
-			err = -ENODEV;
-		else
-			err = riftblk_clt_reopen(dev);
-	}
-	spin_lock_irq(&dev->stale_lock);
+	if (reopen)
+		err = unmapping ? -ENODEV : riftblk_clt_reopen(dev, false);
+	spin_lock_irq(&dev->state_lock);
 	if (err && err != -ENODEV && time_before(jiffies, deadline)) {
 		/* Requests parked meanwhile wait with these. */
 		list_splice(&rqs, &dev->stale_rqs);
-		spin_unlock_irq(&dev->stale_lock);
+		spin_unlock_irq(&dev->state_lock);
 		mutex_unlock(&dev->id_lock);
 		pr_info_ratelimited("%s: opening %s again failed: %d; retrying\n",
 				    dev->disk->disk_name, dev->device_path, err);
@@ -496,10 +581,9 @@ static void riftblk_clt_recover_work(struct work_struct *work)
 				   RIFTBLK_REOPEN_RETRY);
 		return;
 	}
+	spin_unlock_irq(&dev->state_lock);
 	dev->reopen = false;
-	if (list_empty(&dev->stale_rqs))
-		dev->remapping = false;
-	spin_unlock_irq(&dev->stale_lock);
+	riftblk_clt_remap_end(dev);
 	mutex_unlock(&dev->id_lock);
 	if (err)
 		pr_err_ratelimited("%s: the server lost %s and it cannot be opened again: %d\n",
@@ -522,6 +606,37 @@ static void riftblk_clt_recover_work(struct work_struct *work)
 		blk_mq_kick_requeue_list(dev->disk->queue);
 }
 
+/*
+ * Map the device again on the server under a new handle (after the
+ * server lost the mapping: reload, force-close) and take its current
+ * size and limits.  IO waits in the frozen queue meanwhile.
+ */
+static int riftblk_clt_remap(struct riftblk_clt_dev *dev)
+{
+	int err;
+
+	mutex_lock(&dev->lock);
+	if (riftblk_clt_dev_unmapping(dev)) {
+		mutex_unlock(&dev->lock);
+		return -ENODEV;
+	}
+	blk_mq_freeze_queue(dev->disk->queue);
+	/* After the freeze: it waited for the re-open of parked requests. */
+	mutex_lock(&dev->id_lock);
+	spin_lock_irq(&dev->state_lock);
+	riftblk_clt_dev_change_state(dev, RIFTBLK_CLT_REMAPPING);
+	spin_unlock_irq(&dev->state_lock);
+	err = riftblk_clt_reopen(dev, true);
+	if (err)
+		pr_err("%s: remap of %s failed: %d\n", dev->disk->disk_name,
+		       dev->device_path, err);
+	riftblk_clt_remap_end(dev);
+	mutex_unlock(&dev->id_lock);
+	blk_mq_unfreeze_queue(dev->disk->queue);
+	mutex_unlock(&dev->lock);
+	return err;
+}
+
 static void riftblk_clt_size_work(struct work_struct *work)
 {
 	struct riftblk_clt_dev *dev = container_of(to_delayed_work(work),
@@ -532,14 +647,14 @@ static void riftblk_clt_size_work(struct work_struct *work)
 
 	mutex_lock(&dev->lock);
 	mutex_lock(&dev->id_lock);
-	if (ms && dev->state == RIFTBLK_CLT_MAPPED && !READ_ONCE(dev->sess->disconnected))
-		err = riftblk_clt_send_dev(dev, RIFTBLK_MSG_INFO, &info);
+	if (ms && !riftblk_clt_dev_unmapping(dev) && !READ_ONCE(dev->sess->disconnected))
+		err = riftblk_clt_send_dev(dev->sess, RIFTBLK_MSG_INFO, dev->dev_id, &info);
 	if (err == -ESTALE) {
 		/* The server lost the device: open it before IO finds out. */
 		dev->reopen = true;
-		spin_lock_irq(&dev->stale_lock);
-		riftblk_clt_remap_begin(dev);
-		spin_unlock_irq(&dev->stale_lock);
+		spin_lock_irq(&dev->state_lock);
+		riftblk_clt_dev_change_state(dev, RIFTBLK_CLT_REMAPPING);
+		spin_unlock_irq(&dev->state_lock);
 		queue_delayed_work(system_long_wq, &dev->recover_work, 0);
 	} else if (!err && info.logical_block_size == dev->info.logical_block_size &&
 		   info.nr_sectors != dev->info.nr_sectors) {
@@ -568,17 +683,12 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
 	struct riftblk_clt_dev *dev = to_clt_dev(kobj);
-	const char *s;
+	enum riftblk_clt_state state = READ_ONCE(dev->state);
 
-	if (READ_ONCE(dev->state) != RIFTBLK_CLT_MAPPED)
-		s = "unmapping";
-	else if (READ_ONCE(dev->remapping))
-		s = "remapping";
-	else if (READ_ONCE(dev->sess->disconnected))
-		s = "disconnected";
-	else
-		s = "mapped";
-	return sysfs_emit(buf, "%s\n", s);
+	/* The session's link state shows only where the device's says nothing. */
+	if (state == RIFTBLK_CLT_MAPPED && READ_ONCE(dev->sess->disconnected))
+		return sysfs_emit(buf, "disconnected\n");
+	return sysfs_emit(buf, "%s\n", rift_sm_state_str(&riftblk_clt_dev_sm, state));
 }
 
 static struct kobj_attribute riftblk_clt_attr_state = __ATTR_RO(state);
@@ -668,50 +778,6 @@ static ssize_t unmap_device_store(struct kobject *kobj, struct kobj_attribute *a
 }
 
 static struct kobj_attribute riftblk_clt_attr_unmap_device = __ATTR_WO(unmap_device);
-
-/*
- * Map the device again on the server under a new handle (after the
- * server lost the mapping: reload, force-close) and take its current
- * size and limits.  IO waits in the frozen queue meanwhile.
- */
-static int riftblk_clt_remap(struct riftblk_clt_dev *dev)
-{
-	struct riftblk_dev_info info;
-	int err;
-
-	mutex_lock(&dev->lock);
-	if (dev->state != RIFTBLK_CLT_MAPPED) {
-		mutex_unlock(&dev->lock);
-		return -ENODEV;
-	}
-	blk_mq_freeze_queue(dev->disk->queue);
-	/* After the freeze: it waited for the re-open of parked requests. */
-	mutex_lock(&dev->id_lock);
-	/* Either end may still hold the old mapping: drop it first. */
-	err = riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
-	if (err && err != -ENODEV && err != -ESTALE)
-		pr_info("%s: remap: closing the old mapping: %d\n",
-			dev->disk->disk_name, err);
-	err = riftblk_clt_send_open(dev->sess, dev->device_path, dev->access_mode, &info);
-	if (!err && info.logical_block_size != dev->info.logical_block_size)
-		err = -EMEDIUMTYPE;
-	if (!err) {
-		WRITE_ONCE(dev->dev_id, info.dev_id);
-		dev->reopen = false;
-		dev->info = info;
-		riftblk_clt_set_limits(dev);
-		set_capacity_and_notify(dev->disk, info.nr_sectors);
-		pr_info("%s: remapped %s as dev_id %u\n", dev->disk->disk_name,
-			dev->device_path, info.dev_id);
-	} else {
-		pr_err("%s: remap of %s failed: %d\n", dev->disk->disk_name,
-		       dev->device_path, err);
-	}
-	mutex_unlock(&dev->id_lock);
-	blk_mq_unfreeze_queue(dev->disk->queue);
-	mutex_unlock(&dev->lock);
-	return err;
-}
 
 static ssize_t remap_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)
@@ -858,7 +924,7 @@ int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
 	INIT_LIST_HEAD(&dev->entry);
 	INIT_DELAYED_WORK(&dev->size_work, riftblk_clt_size_work);
 	mutex_init(&dev->id_lock);
-	spin_lock_init(&dev->stale_lock);
+	spin_lock_init(&dev->state_lock);
 	INIT_LIST_HEAD(&dev->stale_rqs);
 	INIT_DELAYED_WORK(&dev->recover_work, riftblk_clt_recover_work);
 	dev->access_mode = args->access_mode;
@@ -887,9 +953,13 @@ int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
 	kobject_init(&dev->kobj, &riftblk_clt_dev_ktype);
 	err = kobject_add(&dev->kobj, &disk_to_dev(dev->disk)->kobj, "riftblk");
 	if (err) {
-		dev->state = RIFTBLK_CLT_UNMAPPING;
+		mutex_lock(&dev->lock);
+		spin_lock_irq(&dev->state_lock);
+		riftblk_clt_dev_change_state(dev, RIFTBLK_CLT_UNMAPPING);
+		spin_unlock_irq(&dev->state_lock);
+		mutex_unlock(&dev->lock);
 		del_gendisk(dev->disk);
-		riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
+		riftblk_clt_send_dev(dev->sess, RIFTBLK_MSG_CLOSE, dev->dev_id, NULL);
 		blk_mq_free_tag_set(&dev->tag_set);
 		kobject_put(&dev->kobj);
 		return err;
@@ -910,7 +980,7 @@ err_disk:
 	put_disk(dev->disk);
 	blk_mq_free_tag_set(&dev->tag_set);
 err_close:
-	riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
+	riftblk_clt_send_dev(dev->sess, RIFTBLK_MSG_CLOSE, dev->dev_id, NULL);
 err_free:
 	ida_free(&riftblk_clt_ida, dev->idx);
 	kfree(dev);
@@ -934,7 +1004,7 @@ int riftblk_clt_dev_unmap(struct riftblk_clt_dev *dev, bool force,
 	int err;
 
 	mutex_lock(&dev->lock);
-	if (dev->state != RIFTBLK_CLT_MAPPED) {
+	if (riftblk_clt_dev_unmapping(dev)) {
 		mutex_unlock(&dev->lock);
 		return -EALREADY;
 	}
@@ -944,7 +1014,9 @@ int riftblk_clt_dev_unmap(struct riftblk_clt_dev *dev, bool force,
 			dev->disk->disk_name, dev->open_cnt);
 		return -EBUSY;
 	}
-	dev->state = RIFTBLK_CLT_UNMAPPING;
+	spin_lock_irq(&dev->state_lock);
+	riftblk_clt_dev_change_state(dev, RIFTBLK_CLT_UNMAPPING);
+	spin_unlock_irq(&dev->state_lock);
 	mutex_unlock(&dev->lock);
 	/* Removing the directory would otherwise wait for this very write. */
 	if (self)
@@ -961,7 +1033,7 @@ int riftblk_clt_dev_unmap(struct riftblk_clt_dev *dev, bool force,
 	 */
 	del_gendisk(dev->disk);
 	cancel_delayed_work_sync(&dev->recover_work);
-	err = riftblk_clt_send_dev(dev, RIFTBLK_MSG_CLOSE, NULL);
+	err = riftblk_clt_send_dev(dev->sess, RIFTBLK_MSG_CLOSE, dev->dev_id, NULL);
 	if (err)
 		pr_info("%s: the server did not confirm the unmap: %d\n",
 			dev->disk->disk_name, err);

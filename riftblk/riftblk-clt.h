@@ -43,13 +43,19 @@ struct riftblk_clt_sess {
 };
 
 /**
- * enum riftblk_clt_state - state of a mapped device
+ * enum riftblk_clt_state - state of a mapped device (riftblk_clt_dev_sm)
  * @RIFTBLK_CLT_MAPPED: serving IO
+ * @RIFTBLK_CLT_REMAPPING: being opened again on the server: it lost the
+ *	mapping (it answered IO or INFO with ESTALE), requests it refused
+ *	wait parked for the new handle; or a write to remap opens it again
  * @RIFTBLK_CLT_UNMAPPING: being unmapped; no new opener
+ * @RIFTBLK_CLT_STATE_NR: number of states
  */
 enum riftblk_clt_state {
 	RIFTBLK_CLT_MAPPED,
+	RIFTBLK_CLT_REMAPPING,
 	RIFTBLK_CLT_UNMAPPING,
+	RIFTBLK_CLT_STATE_NR,
 };
 
 /* riftblk/stable_name: "<session>-<device path>", with its NUL. */
@@ -63,8 +69,12 @@ enum riftblk_clt_state {
  * @idx: device index
  * @disk: the disk; frees this struct when released (free_disk)
  * @tag_set: its blk-mq tags
- * @lock: @state, @open_cnt, and remaps and unmaps against each other
- * @state: enum riftblk_clt_state
+ * @lock: @open_cnt, whether @state is UNMAPPING, and remaps and unmaps
+ *	against each other
+ * @state: enum riftblk_clt_state; changes only in
+ *	riftblk_clt_dev_change_state(), under @state_lock, and into UNMAPPING
+ *	under @lock too: holders of @lock see whether the device is being
+ *	unmapped, while completions move it between MAPPED and REMAPPING
  * @open_cnt: openers of the disk
  * @dev_id: the server's handle of the mapping
  * @access_mode: enum riftblk_access_mode
@@ -74,12 +84,14 @@ enum riftblk_clt_state {
  * @id_lock: @dev_id and @info against the automatic re-open; nests in
  *	@lock.  The re-open never takes @lock: a remap holds it while it
  *	waits for requests that only the re-open can finish.
- * @stale_lock: @stale_rqs, @remapping, @remap_start
+ * @state_lock: @state, @stale_rqs, @remap_start; taken in the
+ *	completions' context, innermost
  * @stale_rqs: requests the server refused with ESTALE, waiting for the
  *	re-open
- * @remapping: requests are waiting for the re-open
- * @remap_start: jiffies when they began to wait
- * @reopen: the server said ESTALE to an INFO: re-open even without IO
+ * @remap_start: jiffies when the device entered REMAPPING, which is when
+ *	the first of them began to wait
+ * @reopen: the server said ESTALE to an INFO: re-open even without IO;
+ *	under @id_lock
  * @recover_work: re-opens the device and requeues @stale_rqs
  * @nr_poll_queues: HCTX_TYPE_POLL hardware queues; poll queue i sends on
  *	and polls the session's poll connection i
@@ -100,9 +112,8 @@ struct riftblk_clt_dev {
 	struct riftblk_dev_info		info;
 	struct delayed_work		size_work;
 	struct mutex			id_lock;	/* see above */
-	spinlock_t			stale_lock;	/* see above */
+	spinlock_t			state_lock;	/* see above */
 	struct list_head		stale_rqs;
-	bool				remapping;
 	unsigned long			remap_start;
 	bool				reopen;
 	struct delayed_work		recover_work;
