@@ -8,6 +8,8 @@
 #include <linux/blk-mq.h>
 #include <linux/kobject.h>
 #include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
 #include <rift/rift.h>
@@ -120,12 +122,69 @@ struct riftblk_clt_dev {
 	u32				nr_poll_queues;
 };
 
-extern struct mutex riftblk_clt_lock;
+/**
+ * struct riftblk_clt_iu - per-request data of the blk-mq request
+ * @permit: the transport permit the request holds
+ * @err: the request's result
+ * @dev_id: the handle it was sent with
+ * @stale_entry: in riftblk_clt_dev.stale_rqs
+ * @sg: its data, rift_clt_attrs.max_segments entries
+ */
+struct riftblk_clt_iu {
+	struct rift_permit	*permit;
+	int			err;
+	u32			dev_id;
+	struct list_head	stale_entry;
+	struct scatterlist	sg[];
+};
 
+/* Only to report requests the transport holds for long: they are kept. */
+#define RIFTBLK_RQ_TIMEOUT	(120 * HZ)
+
+static inline struct riftblk_clt_dev *to_clt_dev(struct kobject *kobj)
+{
+	return container_of(kobj, struct riftblk_clt_dev, kobj);
+}
+
+/*
+ * The files of riftblk-client, from the bottom up: each calls only into
+ * the ones listed before it (Documentation/callgraph.rst, checked by make
+ * check), and riftblk-args.c and riftblk-proto.c, which call none of them.
+ */
+
+/* riftblk-clt-sess.c: sessions, and the messages a device waits for */
+extern struct mutex riftblk_clt_lock;
 int riftblk_clt_sync_req(struct riftblk_clt_sess *sess, enum rift_dir dir,
 			 const void *usr, size_t usrlen, void *buf, size_t buflen);
+int riftblk_clt_send_open(struct riftblk_clt_sess *sess, const char *path,
+			  u16 mode, struct riftblk_dev_info *info);
+int riftblk_clt_send_dev(struct riftblk_clt_sess *sess, u16 type, u32 dev_id,
+			 struct riftblk_dev_info *info);
 struct riftblk_clt_sess *riftblk_clt_sess_get(const struct riftblk_map_args *args);
 void riftblk_clt_sess_put(struct riftblk_clt_sess *sess);
+
+/*
+ * riftblk-clt-recover.c: the device's state machine, opening it again
+ * (remap, and after ESTALE), size polling and queue limits
+ */
+void riftblk_clt_recover_init(struct riftblk_clt_dev *dev);
+const char *riftblk_clt_state_str(enum riftblk_clt_state state);
+bool riftblk_clt_dev_change_state(struct riftblk_clt_dev *dev,
+				  enum riftblk_clt_state new);
+bool riftblk_clt_dev_unmapping(struct riftblk_clt_dev *dev);
+void riftblk_clt_park(struct riftblk_clt_dev *dev, struct riftblk_clt_iu *iu);
+int riftblk_clt_remap(struct riftblk_clt_dev *dev);
+void riftblk_clt_set_limits(struct riftblk_clt_dev *dev);
+void riftblk_clt_size_poll_start(struct riftblk_clt_dev *dev);
+
+/* riftblk-clt-mq.c: blk-mq's operations, the IO path */
+extern const struct blk_mq_ops riftblk_clt_mq_ops;
+
+/* riftblk-clt-sysfs.c: /sys/block/riftblk<N>/riftblk/ but unmap_device */
+extern const struct attribute_group riftblk_clt_sysfs_group;
+void riftblk_clt_stable_name(struct riftblk_clt_dev *dev, char *buf, size_t len);
+
+/* riftblk-clt-dev.c: the disk, map and unmap (and unmap_device) */
 int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
 			const struct riftblk_map_args *args);
 int riftblk_clt_dev_unmap(struct riftblk_clt_dev *dev, bool force,
@@ -133,5 +192,7 @@ int riftblk_clt_dev_unmap(struct riftblk_clt_dev *dev, bool force,
 int riftblk_clt_dev_init(void);
 void riftblk_clt_dev_exit(void);
 void riftblk_clt_unmap_all(void);
+
+/* riftblk-clt-main.c: module entry and map_device, on top */
 
 #endif /* _RIFTBLK_CLT_H */
