@@ -244,24 +244,6 @@ struct rift_stat_attr {
 u64 rift_stat_sum(const void __percpu *stats, const struct kobj_attribute *attr);
 
 /**
- * struct rift_sm - a state machine's description (rift_sm_change())
- * @name: what changes state, for the trace ("client path")
- * @names: name of each state, for sysfs and the trace
- * @next: per state, the mask (BIT(state)) of the states it may go to
- * @nr: number of states
- */
-struct rift_sm {
-	const char		*name;
-	const char * const	*names;
-	const u32		*next;
-	unsigned int		nr;
-};
-
-const char *rift_sm_state_str(const struct rift_sm *sm, unsigned int s);
-bool rift_sm_change(const struct rift_sm *sm, unsigned int old,
-		    unsigned int new, const char *sess, const char *obj);
-
-/**
  * rift_mr_hide_iova() - give an MR an address that tells nothing of the host
  * @mr: MR just mapped by ib_map_mr_sg() with PAGE_SIZE pages
  * @tag: any value, to tell the MRs of one owner apart in traces

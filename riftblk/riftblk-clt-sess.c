@@ -2,9 +2,10 @@
 /*
  * Rift block device: client sessions.  Devices mapped with the same
  * session name share one Rift session, counted here by name; requests a
- * device waits for (OPEN, INFO, CLOSE) go through riftblk_clt_sync_req().
- * Calls nothing else of riftblk's client: the map (riftblk-clt-main.c)
- * and the devices (riftblk-clt-dev.c) call in.
+ * device waits for (OPEN, INFO, CLOSE) are built and sent here, through
+ * riftblk_clt_sync_req().  Calls no other file of riftblk's client: the
+ * map (riftblk-clt-main.c) and the devices (riftblk-clt-dev.c,
+ * riftblk-clt-recover.c) call in.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -71,6 +72,87 @@ int riftblk_clt_sync_req(struct riftblk_clt_sess *sess, enum rift_dir dir,
 	}
 	rift_clt_put_permit(sess->rsess, permit);
 	return err;
+}
+
+static int riftblk_clt_ask_info(struct riftblk_clt_sess *sess, u16 type,
+				const void *msg, size_t len,
+				struct riftblk_dev_info *info)
+{
+	void *buf;
+	int err;
+
+	buf = (void *)__get_free_page(GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = riftblk_clt_sync_req(sess, RIFT_READ, msg, len, buf, RIFTBLK_RSP_BUF_LEN);
+	if (!err) {
+		err = riftblk_dev_info_decode(type, buf, RIFTBLK_RSP_BUF_LEN, info);
+		if (err)
+			pr_err_ratelimited("session %s: %s from the server refused: malformed or device limits out of range (%d)\n",
+					   sess->name, type == RIFTBLK_MSG_OPEN_RSP ?
+					   "OPEN_RSP" : "INFO_RSP", err);
+	}
+	free_page((unsigned long)buf);
+	return err;
+}
+
+/**
+ * riftblk_clt_send_open() - OPEN a device of the server
+ * @sess: session
+ * @path: the device's path on the server
+ * @mode: enum riftblk_access_mode asked for
+ * @info: the server's OPEN_RSP, with the mapping's new handle
+ *
+ * Return: 0, -EPROTO if the server granted another mode, or a negative
+ * errno from the transport or the server.
+ */
+int riftblk_clt_send_open(struct riftblk_clt_sess *sess, const char *path,
+			  u16 mode, struct riftblk_dev_info *info)
+{
+	struct riftblk_open *open;
+	u8 msg[sizeof(struct riftblk_wire_open)];
+	int len;
+
+	open = kzalloc(sizeof(*open), GFP_KERNEL);
+	if (!open)
+		return -ENOMEM;
+	open->access_mode = mode;
+	strscpy(open->path, path, sizeof(open->path));
+	len = riftblk_open_encode(open, msg, sizeof(msg));
+	kfree(open);
+	if (len < 0)
+		return len;
+	len = riftblk_clt_ask_info(sess, RIFTBLK_MSG_OPEN_RSP, msg, len, info);
+	if (!len && info->access_mode != mode) {
+		pr_err_ratelimited("session %s: server granted %s for %s, asked %s\n", sess->name,
+				   riftblk_access_mode_name(info->access_mode), path,
+				   riftblk_access_mode_name(mode));
+		return -EPROTO;
+	}
+	return len;
+}
+
+/**
+ * riftblk_clt_send_dev() - CLOSE or INFO of a mapping
+ * @sess: session
+ * @type: RIFTBLK_MSG_CLOSE or RIFTBLK_MSG_INFO
+ * @dev_id: the mapping's handle
+ * @info: INFO's answer; NULL for CLOSE
+ *
+ * Return: 0 or a negative errno from the transport or the server.
+ */
+int riftblk_clt_send_dev(struct riftblk_clt_sess *sess, u16 type, u32 dev_id,
+			 struct riftblk_dev_info *info)
+{
+	u8 msg[sizeof(struct riftblk_wire_dev)];
+	int len;
+
+	len = riftblk_dev_encode(type, dev_id, msg, sizeof(msg));
+	if (len < 0)
+		return len;
+	if (type == RIFTBLK_MSG_CLOSE)
+		return riftblk_clt_sync_req(sess, RIFT_WRITE, msg, len, NULL, 0);
+	return riftblk_clt_ask_info(sess, RIFTBLK_MSG_INFO_RSP, msg, len, info);
 }
 
 static void riftblk_clt_link_ev(void *priv, enum rift_clt_link_ev ev)

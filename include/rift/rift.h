@@ -227,4 +227,27 @@ void rift_srv_set_sess_priv(struct rift_srv_sess *sess, void *priv);
 int rift_srv_get_sess_name(struct rift_srv_sess *sess, char *buf, size_t len);
 int rift_srv_get_host_name(struct rift_srv_sess *sess, char *buf, size_t len);
 
+/*
+ * State machines: rift-core checks and traces (tracepoint rift:rift_state)
+ * the transitions of the transport's objects, and of a ULP's own objects
+ * that describe themselves the same way (riftblk's client devices).
+ */
+/**
+ * struct rift_sm - a state machine's description (rift_sm_change())
+ * @name: what changes state, for the trace ("client path")
+ * @names: name of each state, for sysfs and the trace
+ * @next: per state, the mask (BIT(state)) of the states it may go to
+ * @nr: number of states
+ */
+struct rift_sm {
+	const char		*name;
+	const char * const	*names;
+	const u32		*next;
+	unsigned int		nr;
+};
+
+const char *rift_sm_state_str(const struct rift_sm *sm, unsigned int s);
+bool rift_sm_change(const struct rift_sm *sm, unsigned int old,
+		    unsigned int new, const char *sess, const char *obj);
+
 #endif /* _RIFT_H */
