@@ -87,7 +87,7 @@ shb=$(cat $SHB)
 echo 60000 > $SHB
 ktap_check "an idle session over link 0, heartbeats 60 s apart on both ends" \
 	eval "rift_test_open $I 198.18.0.2@198.18.0.1 &&
-	      rift_wait_until 10 rift_all_connected $I &&
+	      rift_wait_until 10 rift_both_connected $I $RIFT_P0 &&
 	      echo 60000 > $RIFT_CLT_SYSFS/$I/hb_interval_ms"
 echo "$shb" > $SHB
 sleep 1
