@@ -1179,8 +1179,8 @@ static bool case_chunk_reuse_ai(const struct peer_case *tc)
 	after = kmsg_count(RXE_REG_MR_AGAIN);
 	if (before < 0 || after <= before)
 		return false;
-	diag("rxe ran a REG_MR again on a retransmission (\"%s...\" in the kernel log) and wedged the server's QP: once more on a new path",
-	     RXE_REG_MR_AGAIN);
+	diag("rxe ran a REG_MR again on a retransmission (\"%s...\" in the kernel log) %s",
+	     RXE_REG_MR_AGAIN, "and wedged the server's QP: once more on a new path");
 	return chunk_reuse_ai_once();
 }
 
