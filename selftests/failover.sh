@@ -48,12 +48,12 @@ run_bg()
 	bg=$!
 }
 
-# run_done SECONDS WHAT: wait for the background run; checks that it
-# ended in time with no error and nothing completed twice.
+# run_done SECONDS WHAT: wait for the background run (SECONDS on a
+# normal kernel, rift_scaled); checks that it ended in time with no error and nothing completed twice.
 run_done()
 {
 	local rc
-	rift_wait_pid "$1" $bg
+	rift_wait_pid "$(rift_scaled "$1")" $bg
 	rc=$?
 	ktap_info "$2: run rc $rc '$(cat "$RIFT_OUT/failover.io")', errors $(rift_test_stat $S errors) ($(rift_test_errnos $S)), failed_over $(cat $CS/failed_over)"
 	[ $rc = 0 ] && [ "$(rift_test_stat $S errors)" = "$run_e0" ] &&

@@ -129,6 +129,15 @@ rift_write()
 	fi
 }
 
+# rift_scaled SECONDS: SECONDS times RIFT_TIMEOUT_SCALE (the harness sets
+# it, 3 on the sanitizer kernel: see tools/vm/lib.sh), for a bound on work
+# whose duration follows the CPU's speed, such as a fixed number of
+# requests; not for bounds that protocol timers set.
+rift_scaled()
+{
+	echo $(($1 * ${RIFT_TIMEOUT_SCALE:-1}))
+}
+
 # rift_wait_pid SECONDS PID: wait for a background job, up to SECONDS;
 # its exit status, or 124 if it is still running.
 rift_wait_pid()
