@@ -401,7 +401,9 @@ struct rift_permit {
  * @nr_pending: entries of @pending
  * @failover_work: posts @pending requests, fails them at their deadline
  * @always_inv: offer ALWAYS_INVALIDATE when a path (re)connects (0 or 1)
- * @failed_over: requests posted again after losing their path
+ * @failed_over: posts made by @failover_work: requests posted again after
+ *	losing their path, and requests submitted with no path connected
+ *	(their first post)
  * @failover_errors: requests that found no path within io_timeout_ms
  * @secret: what every path proves to the server
  * @secret_len: bytes of @secret (0: none)
