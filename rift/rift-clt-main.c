@@ -418,6 +418,16 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	init_waitqueue_head(&sess->permit_wait);
 	init_waitqueue_head(&sess->removed_wait);
 	sess->wq = system_long_wq;
+	/*
+	 * A connect attempt may run long without sleeping: it allocates
+	 * and maps thousands of staging pages (rift-clt-bounce.c) and
+	 * frees the last instance's, and on the sanitizer kernel one held
+	 * its CPU's pool for 55 s.  In a per-CPU pool a work item that runs
+	 * (or is runnable) keeps every other item of that pool from
+	 * starting, another path's heartbeat tick included; an unbound
+	 * worker holds up nothing.
+	 */
+	sess->connect_wq = system_unbound_wq;
 	sess->dev_nb.notifier_call = rift_clt_sess_dev_event;
 
 	device_initialize(&sess->dev);

@@ -914,7 +914,7 @@ static void rift_clt_path_schedule_reconnect(struct rift_clt_path *path)
 	d = min_t(u64, (u64)base << min_t(u32, n, 20), cap);
 	d = d / 2 + get_random_u32_below(d - d / 2 + 1);
 	trace_rift_clt_path_backoff(sess->name, path->base.name, n + 1, d);
-	queue_delayed_work(sess->wq, &path->connect_work, msecs_to_jiffies(d));
+	queue_delayed_work(sess->connect_wq, &path->connect_work, msecs_to_jiffies(d));
 }
 
 static void rift_clt_path_connect_work(struct work_struct *work)
@@ -956,7 +956,7 @@ static void rift_clt_path_connect_work(struct work_struct *work)
  */
 int rift_clt_path_connect_now(struct rift_clt_path *path)
 {
-	mod_delayed_work(path->sess->wq, &path->connect_work, 0);
+	mod_delayed_work(path->sess->connect_wq, &path->connect_work, 0);
 	flush_delayed_work(&path->connect_work);
 	return rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED ?
 		0 : -ENOTCONN;
@@ -1132,7 +1132,7 @@ void rift_clt_path_reconnect(struct rift_clt_path *path)
 	mutex_lock(&path->conn_mutex);
 	path->reconnect_attempts = 0;
 	if (!READ_ONCE(path->removed))
-		mod_delayed_work(path->sess->wq, &path->connect_work, 0);
+		mod_delayed_work(path->sess->connect_wq, &path->connect_work, 0);
 	mutex_unlock(&path->conn_mutex);
 }
 

@@ -387,7 +387,8 @@ struct rift_permit {
  * @removing: paths being removed through sysfs right now
  * @removed_wait: rift_clt_close() waits here for those removals
  * @reconnect_delay_ms: wait before reconnecting a failed path
- * @wq: runs connect and close work
+ * @wq: runs close, heartbeat and failover work
+ * @connect_wq: runs connect work; unbound, see rift_clt_open()
  * @dev_nb: told when an RDMA device goes away (rift_dev_register_notifier())
  * @mp_policy: enum rift_clt_mp_policy
  * @io_timeout_ms: how long a request may wait for a connected path
@@ -437,6 +438,7 @@ struct rift_clt_sess {
 	wait_queue_head_t		removed_wait;
 	u32				reconnect_delay_ms;
 	struct workqueue_struct		*wq;
+	struct workqueue_struct		*connect_wq;
 	struct notifier_block		dev_nb;
 	enum rift_clt_mp_policy		mp_policy;
 	u32				io_timeout_ms;
