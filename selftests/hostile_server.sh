@@ -15,7 +15,7 @@
 #    (the late answer: exactly one -ETIMEDOUT);
 #  - the once-only cases leave a path that reconnects and works; the
 #    INFO-stage cases a path that never connects while the session works;
-#  - mute_io (the IO connection goes silent while connection 0 answers
+#  - mute_io (the IO connections go silent while connection 0 answers
 #    heartbeats, which come 5 s apart here): the path fails for "no
 #    progress" within 1.5 s of the silence, timed on CLOCK_MONOTONIC
 #    from rift-evil's mark to the path's state tracepoint.
@@ -54,7 +54,7 @@ IO_CASES=(
 	"hb_flood|heartbeat flood from the server"
 	"rnr|no progress for|heartbeat: nothing received"
 	"silent|heartbeat: nothing received|no progress for"
-	"mute_io|connection 1: no progress for [0-9]+ ms"
+	"mute_io|connection [0-9]+: no progress for [0-9]+ ms"
 )
 INFO_CASES=(
 	"info_qd|INFO_RSP disagrees with CON_RSP: 7 chunks"
