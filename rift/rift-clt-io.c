@@ -517,11 +517,11 @@ EXPORT_SYMBOL_GPL(rift_clt_poll);
  *
  * Nothing but a poller reaps a poll connection's CQ: a ULP that stopped
  * polling (its waiter gave up, or nothing of its own is in flight) would
- * strand the fence completions of timed-out requests, late responses,
- * responses to requests failed over from another path, and the answers
- * to progress probes.  The tick reaps whatever is there, so none is more
- * than a tick late; it runs before the probes look, so that an answer
- * waiting in the CQ counts as progress.
+ * strand the fence completions of timed-out requests, late responses and
+ * responses to requests failed over from another path.  The heartbeat
+ * tick reaps whatever is there, so none is more than a tick late.  (The
+ * progress tick polls a poll connection itself before it judges it
+ * stalled.)
  */
 void rift_clt_path_poll_tick(struct rift_clt_path *path)
 {

@@ -56,6 +56,11 @@ module_param(hb_missed_max, uint, 0644);
 MODULE_PARM_DESC(hb_missed_max,
 		 "Silent heartbeat intervals before a path is declared failed (default 5)");
 
+static unsigned int stall_timeout_ms = RIFT_CLT_STALL_TIMEOUT_DEFAULT_MS;
+module_param(stall_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(stall_timeout_ms,
+		 "An IO connection with requests in flight that receives nothing this long, its probe included, fails its path; ms (default 1000)");
+
 static bool always_invalidate;
 module_param(always_invalidate, bool, 0644);
 MODULE_PARM_DESC(always_invalidate,
@@ -410,6 +415,9 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 				       RIFT_HB_INTERVAL_MAX_MS);
 	sess->hb_missed_max = clamp_t(u32, hb_missed_max, RIFT_HB_MISSED_MIN,
 				      RIFT_HB_MISSED_LIMIT);
+	sess->stall_timeout_ms = clamp_t(u32, stall_timeout_ms,
+					 RIFT_CLT_STALL_TIMEOUT_MIN_MS,
+					 RIFT_CLT_STALL_TIMEOUT_MAX_MS);
 	sess->mp_policy = RIFT_CLT_MP_ROUND_ROBIN;
 	sess->always_inv = READ_ONCE(always_invalidate);
 	rift_clt_sess_failover_init(sess);

@@ -41,6 +41,15 @@ static_assert(1 + RIFT_CLT_MAX_IO_CONS + RIFT_CLT_MAX_POLL_CONS <= RIFT_MAX_CONS
 #define RIFT_CLT_RECONNECT_DELAY_MAX_MS	3600000U
 #define RIFT_CLT_IO_TIMEOUT_MAX_MS	3600000U
 #define RIFT_HB_INTERVAL_CLT_DEFAULT_MS	5000U
+#define RIFT_CLT_STALL_TIMEOUT_MIN_MS	200U
+#define RIFT_CLT_STALL_TIMEOUT_MAX_MS	60000U
+#define RIFT_CLT_STALL_TIMEOUT_DEFAULT_MS	1000U
+/*
+ * The progress tick of every path runs this often at most (a quarter of
+ * stall_timeout_ms when that is shorter): a wedged connection is found
+ * within stall_timeout_ms plus one tick, whatever the heartbeat interval.
+ */
+#define RIFT_CLT_STALL_TICK_MS		250U
 
 /*
  * Path states.  The connect worker moves IDLE/ERROR -> CONNECTING ->
@@ -76,11 +85,14 @@ struct rift_clt_path;
  * @mrs_ready: the QP's fast-registration MR pool is set up
  * @established: rdma_cm reported ESTABLISHED and no disconnect since
  * @inflight: requests posted on this connection and not yet completed
- * @rx_seen: something arrived since the last heartbeat tick
- * @stalled: heartbeat ticks in a row with requests in flight and nothing
- *	received
+ * @rx_seen: something arrived since the last progress tick
+ * @stalled: a progress tick found requests in flight and nothing received
+ *	since the tick before, and nothing arrived since
+ * @stall_since: if @stalled, when the tick before that one ran (nothing
+ *	was received after it), in jiffies
  * @probe_out: a heartbeat probe was sent on this connection and not yet
  *	answered
+ * @probe_sent: when the last probe went out, in jiffies
  * @poll_lock: a poll connection's CQ is polled by one caller at a time
  *	(ib_process_cq_direct() is not reentrant on one CQ); taken with
  *	trylock by pollers, with a wait by the teardown
@@ -100,8 +112,10 @@ struct rift_clt_con {
 	bool			established;
 	atomic_t		inflight;
 	atomic_t		rx_seen;
-	u32			stalled;
+	bool			stalled;
+	unsigned long		stall_since;
 	bool			probe_out;
+	unsigned long		probe_sent;
 	spinlock_t		poll_lock;	/* see above */
 	bool			poll_ok;
 };
@@ -122,7 +136,11 @@ struct rift_clt_con {
  * @bounced_reads: reads answered into a staging page and copied out
  * @poll_completions: completions rift_clt_poll() reaped on poll connections
  * @poll_tick_completions: completions on poll connections that the
- *	heartbeat tick reaped because no one else had polled them
+ *	heartbeat or progress tick reaped because no one else had polled them
+ * @stall_probes: heartbeats sent on IO connections that had requests in
+ *	flight and received nothing for a progress tick
+ * @stalls: times the path was failed because an IO connection made no
+ *	progress and left its probe unanswered for stall_timeout_ms
  */
 struct rift_clt_stats {
 	u64	reqs_read;
@@ -138,6 +156,8 @@ struct rift_clt_stats {
 	u64	bounced_reads;
 	u64	poll_completions;
 	u64	poll_tick_completions;
+	u64	stall_probes;
+	u64	stalls;
 };
 
 /**
@@ -195,6 +215,10 @@ struct rift_clt_stats {
  * @conn_mutex: serialises connecting and tearing down the connections
  * @setup_failed: a connection failed while the path was (re)connecting
  * @hb_last: when the last tick ran (or the path connected), in jiffies
+ * @stall_work: progress tick of the IO connections, every
+ *	RIFT_CLT_STALL_TICK_MS (or stall_timeout_ms / 4) while connected
+ * @stall_last: when the last progress tick ran (or the path connected),
+ *	in jiffies
  */
 struct rift_clt_path {
 	struct rift_path_base		base;
@@ -243,6 +267,8 @@ struct rift_clt_path {
 	struct mutex			conn_mutex;	/* cons[] setup/teardown */
 	bool				setup_failed;
 	unsigned long			hb_last;
+	struct delayed_work		stall_work;
+	unsigned long			stall_last;
 };
 
 /**
@@ -394,6 +420,8 @@ struct rift_permit {
  * @io_timeout_ms: how long a request may wait for a connected path
  * @hb_interval_ms: heartbeat tick of every path
  * @hb_missed_max: silent ticks before a path is declared failed
+ * @stall_timeout_ms: an IO connection with requests in flight that
+ *	receives nothing this long, its probe included, fails its path
  * @reconnect_delay_max_ms: cap of the exponential reconnect backoff
  * @max_reconnect_attempts: attempts after a failure before giving up;
  *	-1 retries forever, 0 never reconnects on its own
@@ -444,6 +472,7 @@ struct rift_clt_sess {
 	u32				io_timeout_ms;
 	u32				hb_interval_ms;
 	u32				hb_missed_max;
+	u32				stall_timeout_ms;
 	u32				reconnect_delay_max_ms;
 	int				max_reconnect_attempts;
 	spinlock_t			pending_lock;	/* pending */
