@@ -158,7 +158,7 @@ static blk_status_t riftblk_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	}
 	err = rift_clt_request(rsess, io.op == RIFTBLK_OP_READ ? RIFT_READ : RIFT_WRITE,
 			       &ops, iu->permit, &usr, 1, data ? io.len : 0,
-			       nents ? iu->sg : NULL, nents);
+			       nents ? iu->sg : NULL, nents, 0);
 	if (!err)
 		return BLK_STS_OK;
 	rift_clt_put_permit(rsess, iu->permit);
