@@ -1270,6 +1270,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 		path->cons[i].idx = i;
 		init_completion(&path->cons[i].done);
 		spin_lock_init(&path->cons[i].poll_lock);
+		spin_lock_init(&path->cons[i].batch_lock);
 		path->cons[i].c.direct_cq = i >= path->nr_cons - path->nr_poll_cons;
 	}
 	return path;

@@ -424,6 +424,8 @@ static struct rift_stat_attr rift_clt_stat_counters[] = {
 	  offsetof(struct rift_clt_stats, stall_probes) },
 	{ __ATTR(stalls, 0444, rift_clt_stat_show, NULL),
 	  offsetof(struct rift_clt_stats, stalls) },
+	{ __ATTR(posts, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, posts) },
 };
 
 static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -467,7 +469,7 @@ static ssize_t reset_all_store(struct kobject *kobj, struct kobj_attribute *attr
 static struct kobj_attribute rift_clt_stat_reset_all = __ATTR_WO(reset_all);
 
 /* A counter added above must be listed below too. */
-static_assert(ARRAY_SIZE(rift_clt_stat_counters) == 15);
+static_assert(ARRAY_SIZE(rift_clt_stat_counters) == 16);
 
 static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[0].attr.attr,
@@ -485,6 +487,7 @@ static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[12].attr.attr,
 	&rift_clt_stat_counters[13].attr.attr,
 	&rift_clt_stat_counters[14].attr.attr,
+	&rift_clt_stat_counters[15].attr.attr,
 	&rift_clt_stat_inflight.attr,
 	&rift_clt_stat_reconnects.attr,
 	&rift_clt_stat_rtt_us.attr,

@@ -98,6 +98,13 @@ struct rift_clt_path;
  *	trylock by pollers, with a wait by the teardown
  * @poll_ok: under @poll_lock: the CQ exists and may be polled; cleared
  *	before the teardown drains the QP, which then polls it alone
+ * @batch_lock: @batch_first, @batch_last and the post of a batch, whose
+ *	requests turn POSTED under it once their WRs are on the QP: what
+ *	must follow a request there (a timed-out request's fence) is
+ *	posted only after it
+ * @batch_first: first request held back (RIFT_CLT_REQ_QUEUED), built but
+ *	not posted, waiting to go with the others of its batch; NULL if none
+ * @batch_last: last of them, where the next one is linked
  */
 struct rift_clt_con {
 	struct rift_con		c;
@@ -118,6 +125,9 @@ struct rift_clt_con {
 	unsigned long		probe_sent;
 	spinlock_t		poll_lock;	/* see above */
 	bool			poll_ok;
+	spinlock_t		batch_lock;	/* see above */
+	struct rift_clt_req	*batch_first;
+	struct rift_clt_req	*batch_last;
 };
 
 /**
@@ -141,6 +151,8 @@ struct rift_clt_con {
  *	flight and received nothing for a progress tick
  * @stalls: times the path was failed because an IO connection made no
  *	progress and left its probe unanswered for stall_timeout_ms
+ * @posts: ib_post_send() calls that carried requests: one per request,
+ *	fewer when the ULP submits batches (RIFT_REQ_MORE)
  */
 struct rift_clt_stats {
 	u64	reqs_read;
@@ -158,6 +170,7 @@ struct rift_clt_stats {
 	u64	poll_tick_completions;
 	u64	stall_probes;
 	u64	stalls;
+	u64	posts;
 };
 
 /**
@@ -282,6 +295,10 @@ struct rift_clt_path {
  * @RIFT_CLT_REQ_CANCELLING: timed out in flight; completes with -ETIMEDOUT
  *	once a WR posted behind it (for a read: its MR's local invalidation)
  *	has completed, so no RDMA can touch its pages any more
+ * @RIFT_CLT_REQ_QUEUED: on a path and built, its WRs held back in its
+ *	connection's batch (rift_clt_con.batch_first) until the batch is
+ *	posted; nothing but the holder of the connection's batch_lock moves
+ *	it on, and no response or timeout can claim it meanwhile
  */
 enum rift_clt_req_state {
 	RIFT_CLT_REQ_IDLE,
@@ -289,6 +306,7 @@ enum rift_clt_req_state {
 	RIFT_CLT_REQ_INVALIDATING,
 	RIFT_CLT_REQ_PENDING,
 	RIFT_CLT_REQ_CANCELLING,
+	RIFT_CLT_REQ_QUEUED,
 };
 
 /**
@@ -328,6 +346,12 @@ enum rift_clt_mp_policy {
  * @data_len: payload bytes
  * @sges: scatter/gather entries of a write's payload
  * @wrs: RDMA WRITEs of a write's payload
+ * @hdr_sge: the header's scatter/gather entry
+ * @hdr_wr: the header's RDMA WRITE WITH_IMM, the request's last WR
+ * @reg_wr: a read's fast registration of its destination
+ * @first_wr: the request's first WR: its chain ends with @hdr_wr
+ * @nr_wr: WRs in that chain
+ * @batch_next: next request of its connection's batch while QUEUED
  * @hdr: ULP header and descriptor, written into the chunk's tail
  * @hdr_dma: DMA address of @hdr
  * @hdr_len: bytes of @hdr sent
@@ -360,6 +384,12 @@ struct rift_clt_req {
 	u32				data_len;
 	struct ib_sge			*sges;
 	struct ib_rdma_wr		*wrs;
+	struct ib_sge			hdr_sge;
+	struct ib_rdma_wr		hdr_wr;
+	struct ib_reg_wr		reg_wr;
+	struct ib_send_wr		*first_wr;
+	u32				nr_wr;
+	struct rift_clt_req		*batch_next;
 	void				*hdr;
 	u64				hdr_dma;
 	u32				hdr_len;
@@ -433,6 +463,8 @@ struct rift_permit {
  * @failed_over: posts made by @failover_work: requests posted again after
  *	losing their path, and requests submitted with no path connected
  *	(their first post)
+ * @nr_batched: requests held back in a connection's batch (QUEUED) on
+ *	any path; rift_clt_commit() has nothing to do while it is zero
  * @failover_errors: requests that found no path within io_timeout_ms
  * @secret: what every path proves to the server
  * @secret_len: bytes of @secret (0: none)
@@ -480,6 +512,7 @@ struct rift_clt_sess {
 	u32				nr_pending;
 	struct delayed_work		failover_work;
 	u32				always_inv;
+	atomic_t			nr_batched;
 	atomic64_t			failed_over;
 	atomic64_t			failover_errors;
 	u8				secret[RIFT_AUTH_SECRET_MAX];
@@ -565,7 +598,7 @@ void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
 void rift_clt_path_release_orphans(struct rift_clt_path *path);
 int rift_clt_con_poll(struct rift_clt_con *con, int budget);
 void rift_clt_path_poll_tick(struct rift_clt_path *path);
-int rift_clt_req_post(struct rift_clt_req *req);
+int rift_clt_req_post(struct rift_clt_req *req, bool more);
 void rift_clt_sess_failover_init(struct rift_clt_sess *sess);
 int rift_clt_reqs_init(struct rift_clt_sess *sess);
 u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
