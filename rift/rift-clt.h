@@ -86,6 +86,11 @@ struct rift_clt_path;
  *	trylock by pollers, with a wait by the teardown
  * @poll_ok: under @poll_lock: the CQ exists and may be polled; cleared
  *	before the teardown drains the QP, which then polls it alone
+ * @cm_lock: held by the CM handler while it runs and by the teardown
+ *	while it sets @closing, so the teardown can drain and destroy the QP
+ *	with the cm_id still alive and no handler touching either
+ * @closing: under @cm_lock: the teardown has begun; the handler ignores
+ *	every further event of this attempt's cm_id
  */
 struct rift_clt_con {
 	struct rift_con		c;
@@ -104,6 +109,8 @@ struct rift_clt_con {
 	bool			probe_out;
 	spinlock_t		poll_lock;	/* see above */
 	bool			poll_ok;
+	struct mutex		cm_lock;	/* see above */
+	bool			closing;
 };
 
 /**
