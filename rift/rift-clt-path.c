@@ -264,15 +264,35 @@ static bool rift_clt_con_rsp_same(const struct rift_con_rsp *a,
 	       !memcmp(a->auth_nonce, b->auth_nonce, sizeof(a->auth_nonce));
 }
 
+static void rift_clt_cm_event(struct rift_clt_con *con, struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *ev);
+
 static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 			       struct rdma_cm_event *ev)
 {
 	struct rift_clt_con *con = cm_id->context;
 	struct rift_clt_path *path = con->path;
-	int err;
 
 	trace_rift_clt_con_event(path->sess->name, path->base.name, con->idx,
 				 ev->event, ev->status);
+	/*
+	 * Once the teardown has begun it owns the QP and the cm_id: what
+	 * rdma_cm still reports of this attempt (DISCONNECTED, TIMEWAIT_EXIT,
+	 * DEVICE_REMOVAL, ...) has nothing left to act on.  Always 0: the
+	 * teardown destroys the id itself.
+	 */
+	mutex_lock(&con->cm_lock);
+	if (!con->closing)
+		rift_clt_cm_event(con, cm_id, ev);
+	mutex_unlock(&con->cm_lock);
+	return 0;
+}
+
+static void rift_clt_cm_event(struct rift_clt_con *con, struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *ev)
+{
+	struct rift_clt_path *path = con->path;
+	int err;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -332,12 +352,13 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 	default:
 		break;
 	}
-	return 0;
 }
 
 /*
  * Tear down one connection; safe on a connection in any state, including
- * one whose connect attempt timed out while its CM handler was running.
+ * one whose connect attempt timed out while its CM handler was running,
+ * and safe twice.  In the order setup went the other way: drain the QP,
+ * destroy it, then the cm_id (as the server side does).
  */
 static void rift_clt_con_close(struct rift_clt_con *con)
 {
@@ -347,20 +368,16 @@ static void rift_clt_con_close(struct rift_clt_con *con)
 
 	if (!cm_id)
 		return;
+	/*
+	 * Wait for a running handler and keep every later one away, so
+	 * what the handler set up (QP, MR pool, receives) is stable from
+	 * here although the id lives on until the QP is gone.
+	 */
+	mutex_lock(&con->cm_lock);
+	con->closing = true;
+	mutex_unlock(&con->cm_lock);
 	if (con->established)
 		rdma_disconnect(cm_id);
-	/*
-	 * Destroying the id waits for a running handler and stops all
-	 * further events, so what the handler set up is stable from here.
-	 * It goes before the QP's drain and destruction (nvme-rdma's order
-	 * is the other way) for a reason seen too: with the QP destroyed
-	 * right after its drain, rxe (6.1) over virtio_net still held
-	 * references on it (likely sent packets the NIC had not reclaimed),
-	 * warned in __rxe_cleanup and freed the QP anyway, and the path then
-	 * did not reconnect to a server VM that had been killed and replaced.
-	 */
-	rdma_destroy_id(cm_id);
-	con->c.cm_id = NULL;
 	con->established = false;
 	/*
 	 * The drain below polls a poll connection's CQ itself: wait for a
@@ -386,8 +403,13 @@ static void rift_clt_con_close(struct rift_clt_con *con)
 			con->mrs_ready = false;
 		}
 	}
-	/* Drains again: catches invalidates posted from softirq meanwhile. */
+	/*
+	 * Drains again: catches invalidates posted from softirq meanwhile.
+	 * The id is alive, so rdma_cm destroys the QP it knows of.
+	 */
 	rift_con_destroy_qp(&con->c);
+	rdma_destroy_id(cm_id);
+	con->c.cm_id = NULL;
 	rift_clt_con_rx_free(con, ib_dev);
 	/* Last: the device may be unregistered as soon as this is dropped. */
 	rift_con_put_dev(&con->c);
@@ -400,6 +422,8 @@ static int rift_clt_con_connect(struct rift_clt_con *con)
 	struct sockaddr *src = NULL;
 	int err;
 
+	/* No handler of this attempt can run before its id exists. */
+	con->closing = false;
 	cm_id = rdma_create_id(&init_net, rift_clt_cm_handler, con,
 			       RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(cm_id))
@@ -1271,6 +1295,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 		init_completion(&path->cons[i].done);
 		spin_lock_init(&path->cons[i].poll_lock);
 		spin_lock_init(&path->cons[i].batch_lock);
+		mutex_init(&path->cons[i].cm_lock);
 		path->cons[i].c.direct_cq = i >= path->nr_cons - path->nr_poll_cons;
 	}
 	return path;

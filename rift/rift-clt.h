@@ -105,6 +105,11 @@ struct rift_clt_path;
  * @batch_first: first request held back (RIFT_CLT_REQ_QUEUED), built but
  *	not posted, waiting to go with the others of its batch; NULL if none
  * @batch_last: last of them, where the next one is linked
+ * @cm_lock: held by the CM handler while it runs and by the teardown
+ *	while it sets @closing, so the teardown can drain and destroy the QP
+ *	with the cm_id still alive and no handler touching either
+ * @closing: under @cm_lock: the teardown has begun; the handler ignores
+ *	every further event of this attempt's cm_id
  */
 struct rift_clt_con {
 	struct rift_con		c;
@@ -128,6 +133,8 @@ struct rift_clt_con {
 	spinlock_t		batch_lock;	/* see above */
 	struct rift_clt_req	*batch_first;
 	struct rift_clt_req	*batch_last;
+	struct mutex		cm_lock;	/* see above */
+	bool			closing;
 };
 
 /**
