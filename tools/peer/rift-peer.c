@@ -37,7 +37,6 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1129,34 +1128,6 @@ static bool chunk_reuse_ai_once(void)
 
 /* What rxe (6.1) logs when it runs an already-executed REG_MR again. */
 #define RXE_REG_MR_AGAIN	"rxe_reg_fast_mr: mr->lkey = "
-
-/*
- * Lines of the kernel log that contain @needle, or -1 if the log cannot be
- * read.  /dev/kmsg, opened afresh, starts at the oldest record it keeps.
- */
-static long kmsg_count(const char *needle)
-{
-	char rec[2048];
-	long n = 0;
-	ssize_t len;
-	int fd;
-
-	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		len = read(fd, rec, sizeof(rec) - 1);
-		if (len < 0 && errno == EPIPE)
-			continue;	/* overwritten while read: skip it */
-		if (len <= 0)
-			break;
-		rec[len] = '\0';
-		if (strstr(rec, needle))
-			n++;
-	}
-	close(fd);
-	return n;
-}
 
 /*
  * rxe 6.1 rewinds its send queue on a retransmission and runs again a
