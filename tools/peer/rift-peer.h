@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rift-peer's cases, as the driver (rift-peer.c) that lists them in its
- * table sees them: their functions, the variants a shared one is told in
- * its entry's arg, and what the cases of several files use.
+ * table sees them: their functions and the variants a shared one is told
+ * in its entry's arg; and what the cases get from elsewhere: the options
+ * main() parses for them, and what cases in both files use.
  *
- * The cases by concern: peer-io.c, heartbeats and IO (immediates, RDMA
- * reads and writes, descriptors, chunk reuse, CANCEL, keys); with -B the
- * riftblk ones of peer-blk.c (declared in peer-lib.h).
+ * The cases by concern: peer-con.c, a session being set up (CON_REQ and
+ * CON_RSP, reconnect generations, the INFO exchange, host admission and
+ * authentication, the flood); peer-io.c, heartbeats and IO (immediates,
+ * RDMA reads and writes, descriptors, chunk reuse, CANCEL, keys); with -B
+ * the riftblk ones of peer-blk.c (declared in peer-lib.h).
  */
 #ifndef _RIFT_PEER_H
 #define _RIFT_PEER_H
@@ -15,6 +18,110 @@
 
 /* How long to make sure something does not happen. */
 #define QUIET_MS		1000
+
+/* ------------------------------------------------------------------ */
+/* Options some cases are told, set by rift-peer.c's main()            */
+/* ------------------------------------------------------------------ */
+
+/* -F: CONNECT_REQUESTs the flood case sends at least. */
+extern unsigned int flood_n;
+/* -L: seconds the flood case goes on at least (0: until -F are sent). */
+extern unsigned int flood_secs;
+
+/* -C: connect/refuse cycles the session_churn case runs. */
+extern unsigned int churn_n;
+
+/* -V: a session of a kernel client the foreign_join cases attack. */
+struct peer_victim {
+	bool	set;
+	u8	uuid[RIFT_UUID_LEN];
+	char	name[RIFT_NAME_MAX + 1];
+	char	host[RIFT_NAME_MAX + 1];
+};
+
+extern struct peer_victim victim;
+
+/* ------------------------------------------------------------------ */
+/* peer-con.c: connection and session setup, admission                 */
+/* ------------------------------------------------------------------ */
+
+bool case_con_req_empty(const struct peer_case *tc);
+bool case_con_req_garbage(const struct peer_case *tc);
+
+/* Variants of case_con_req_bad, its table entries' arg. */
+enum {
+	CON_REQ_BAD_MAGIC,
+	CON_REQ_ZERO_SESS_UUID,
+	CON_REQ_ZERO_PATH_UUID,
+	CON_REQ_IDX_RANGE,
+	CON_REQ_TOO_MANY_CONS,
+	CON_REQ_ZERO_QD,
+	CON_REQ_QD_RANGE,
+};
+
+bool case_con_req_bad(const struct peer_case *tc);
+bool case_con_req_version(const struct peer_case *tc);
+bool case_con_req_join_unknown(const struct peer_case *tc);
+
+/* Variants of case_con_second, its table entries' arg. */
+enum {
+	CON_DUPLICATE,
+	CON_CNT_MISMATCH,
+	CON_STALE_GEN,
+	CON_QD_MISMATCH,
+};
+
+bool case_con_second(const struct peer_case *tc);
+bool case_con_stale_gen(const struct peer_case *tc);
+bool case_con_newer_gen(const struct peer_case *tc);
+bool case_con_reconnect(const struct peer_case *tc);
+bool case_con_qd_clamped(const struct peer_case *tc);
+bool case_msg_before_info(const struct peer_case *tc);
+
+/* Variants of case_info_bad, its table entries' arg. */
+enum {
+	INFO_GARBAGE,
+	INFO_CRITICAL_TLV,
+	INFO_BAD_NAME,
+	INFO_NO_NAME,
+	INFO_WRONG_VERSION,
+	INFO_TOTAL_LEN,
+};
+
+bool case_info_bad(const struct peer_case *tc);
+
+/* Variants of case_info_size, its table entries' arg. */
+enum {
+	INFO_MAX_LEN,
+	INFO_OVERSIZED,
+};
+
+bool case_info_size(const struct peer_case *tc);
+bool case_info_waits_for_all_cons(const struct peer_case *tc);
+
+/* Variants of case_session_name, its table entries' arg. */
+enum {
+	NAME_CLASH,
+	NAME_MISMATCH,
+	PATH_SAME_ADDR,
+	PATH_JOIN,
+};
+
+bool case_session_name(const struct peer_case *tc);
+
+/* Variants of case_host_refused, its table entries' arg. */
+enum {
+	HOST_UNKNOWN,
+	HOST_AUTH_NO_PROOF,
+	HOST_AUTH_BAD_PROOF,
+};
+
+bool case_host_refused(const struct peer_case *tc);
+bool case_join_other_host(const struct peer_case *tc);
+bool case_join_high_gen(const struct peer_case *tc);
+bool case_foreign_join(const struct peer_case *tc);
+bool case_flood(const struct peer_case *tc);
+bool case_session_churn(const struct peer_case *tc);
 
 /* ------------------------------------------------------------------ */
 /* peer-io.c: heartbeats and IO                                        */
