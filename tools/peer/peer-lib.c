@@ -3,7 +3,8 @@
  * rift-peer's protocol helpers: connecting a session's paths, the INFO
  * exchange, immediates and IO requests against rift-test's store, each
  * checking the server's answer and saying why when it is not the one
- * expected.  The cases in rift-peer.c are built from these.
+ * expected.  The cases of rift-peer (peer-con.c, peer-io.c, peer-blk.c)
+ * and of rift-evil are built from these.
  */
 
 #include <errno.h>

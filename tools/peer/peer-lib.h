@@ -4,9 +4,9 @@
  * the INFO exchange, immediates and IO requests against rift-test's store.
  * Every helper that talks to the server checks its answer, says why in a
  * diagnostic when it is not the one expected and returns false then, so
- * the cases in rift-peer.c chain them with &&.
+ * the cases of peer-con.c, peer-io.c and peer-blk.c chain them with &&.
  *
- * Built, like rift-peer.c, against the codec's kernel-style shim headers.
+ * Built, like the cases, against the codec's kernel-style shim headers.
  */
 #ifndef _RIFT_PEER_LIB_H
 #define _RIFT_PEER_LIB_H

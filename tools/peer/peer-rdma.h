@@ -5,8 +5,8 @@
  * rdma_cm event channel, so a test can watch one connection being closed
  * while another lives on.  Every wait is bounded.
  *
- * This header sees only plain C types: rift-peer.c, which includes it,
- * is built against the codec's kernel-style shim headers, and this side
+ * This header sees only plain C types: the cases, which include it,
+ * are built against the codec's kernel-style shim headers, and this side
  * against the system's verbs headers, which the shims would shadow.
  * Immediates are passed as they travel, in network byte order.
  */

@@ -12,8 +12,13 @@
  * Messages are built and parsed with Rift's own codec (rift/rift-proto.c,
  * compiled here against the shim headers of tools/unit), so the peer
  * cannot drift from Documentation/rift-protocol.rst; the hostile cases
- * start from a valid encoding and break its bytes afterwards.  The
- * protocol helpers the cases are built from are in peer-lib.c, the verbs
+ * start from a valid encoding and break its bytes afterwards.
+ *
+ * This file is the driver: the case table, the options and main().  The
+ * cases are in peer-con.c (a session being set up: CON_REQ and CON_RSP,
+ * the INFO exchange, host admission and authentication) and peer-io.c
+ * (heartbeats and IO on a session that is up), declared in rift-peer.h;
+ * the protocol helpers they are built from are in peer-lib.c, the verbs
  * glue in peer-rdma.c.
  *
  * usage: rift-peer [-s SRC] [-d DST] [-p PORT] [-t MS] [-F N] [-L SECS] [-C N] [CASE...]
