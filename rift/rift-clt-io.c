@@ -771,18 +771,6 @@ void rift_clt_put_permit(struct rift_clt_sess *sess, struct rift_permit *permit)
 EXPORT_SYMBOL_GPL(rift_clt_put_permit);
 
 /**
- * rift_permit_to_pdu() - the ULP's private data of a permit
- * @permit: permit
- *
- * Return: pointer to rift_clt_open_args.pdu_size bytes.
- */
-void *rift_permit_to_pdu(struct rift_permit *permit)
-{
-	return permit->pdu;
-}
-EXPORT_SYMBOL_GPL(rift_permit_to_pdu);
-
-/**
  * rift_permit_set_poll() - send the permit's request on a poll connection
  * @permit: permit, from rift_clt_get_permit() (which clears the mark)
  * @idx: poll connection, below rift_clt_attrs.nr_poll_cons

@@ -192,7 +192,6 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 		       u32 max_send_wr, u32 max_recv_wr, int comp_vector);
 void rift_con_destroy_qp(struct rift_con *con);
 void rift_con_put_dev(struct rift_con *con);
-bool rift_con_need_signal(struct rift_con *con);
 bool rift_con_signal_n(struct rift_con *con, u32 nr_wr);
 
 int rift_con_send_imm(struct rift_con *con, struct ib_cqe *cqe,
