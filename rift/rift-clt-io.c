@@ -150,7 +150,7 @@ static void rift_clt_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * idempotent and ignored during teardown.
 	 */
 	if (unlikely(wc->status != IB_WC_SUCCESS))
-		rift_clt_path_fail(rift_clt_wc_con(wc)->path,
+		rift_clt_path_fail(rift_clt_wc_con(wc)->path, "%s",
 				   ib_wc_status_msg(wc->status));
 }
 
@@ -287,7 +287,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			path->info_err = -EIO;
 			complete(&path->info_done);
 		}
-		rift_clt_path_fail(path, ib_wc_status_msg(wc->status));
+		rift_clt_path_fail(path, "%s", ib_wc_status_msg(wc->status));
 		return;
 	}
 	if (iu == con->info_rx) {

@@ -344,7 +344,7 @@ static void rift_clt_cm_event(struct rift_clt_con *con, struct rdma_cm_id *cm_id
 		 * Teardown needs to destroy this id, which cannot happen from
 		 * its own handler: hand it to the close work.
 		 */
-		rift_clt_path_fail(path, rift_cm_event_str(ev->event));
+		rift_clt_path_fail(path, "%s", rift_cm_event_str(ev->event));
 		if (!completion_done(&con->done))
 			rift_clt_con_finish(con, -ECONNRESET);
 		con->established = false;
@@ -1023,7 +1023,6 @@ static bool rift_clt_path_check_progress(struct rift_clt_path *path,
 	struct rift_clt_con *con;
 	u32 silent_ms, probe_ms;
 	int inflight, n;
-	char why[80];
 	u16 i;
 
 	for (i = 1; i < path->nr_cons; i++) {
@@ -1055,10 +1054,9 @@ static bool rift_clt_path_check_progress(struct rift_clt_path *path,
 			trace_rift_clt_stall(path->sess->name, path->base.name, i,
 					     silent_ms, inflight, "no progress");
 			this_cpu_inc(path->stats->stalls);
-			snprintf(why, sizeof(why),
-				 "connection %u: no progress for %u ms with %d requests in flight",
-				 i, silent_ms, inflight);
-			rift_clt_path_fail(path, why);
+			rift_clt_path_fail(path,
+					   "connection %u: no progress for %u ms with %d requests in flight",
+					   i, silent_ms, inflight);
 			return true;
 		}
 		con->probe_sent = now;
@@ -1125,11 +1123,8 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 	trace_rift_clt_hb_tick(path->sess->name, path->base.name, path->hb.missed,
 			       late);
 	if (silent) {
-		char why[64];
-
-		snprintf(why, sizeof(why), "heartbeat: nothing received for %u ms",
-			 path->hb.missed * path->hb.interval_ms);
-		rift_clt_path_fail(path, why);
+		rift_clt_path_fail(path, "heartbeat: nothing received for %u ms",
+				   path->hb.missed * path->hb.interval_ms);
 		return;
 	}
 	rift_clt_path_scan_timeouts(path);

@@ -113,43 +113,55 @@ void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 /**
  * rift_clt_path_fail() - a connected path stopped working
  * @path: path
- * @why: reason for last_error
+ * @fmt: reason, for last_error and the log (like rift_srv_path_fail())
  *
  * Callable from CQ and CM callbacks: only changes state and queues the
  * close work, which tears down and then schedules a reconnect.
  */
-void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
+void rift_clt_path_fail(struct rift_clt_path *path, const char *fmt, ...)
 {
+	struct va_format vaf;
 	unsigned long flags;
+	va_list ap;
 	bool failed;
 
 	/*
 	 * While (re)connecting, the connect worker owns the connections and
 	 * sees failures itself; only a connected path is handed to close work.
 	 */
+	va_start(ap, fmt);
 	spin_lock_irqsave(&path->lock, flags);
 	if (path->state == RIFT_CLT_PATH_CONNECTING ||
 	    path->state == RIFT_CLT_PATH_RECONNECTING)
 		path->setup_failed = true;
 	failed = path->state == RIFT_CLT_PATH_CONNECTED &&
 		 rift_clt_path_change_state(path, RIFT_CLT_PATH_ERROR);
-	if (failed)
-		scnprintf(path->last_error, sizeof(path->last_error), "%s", why);
+	if (failed) {
+		va_list aq;
+
+		va_copy(aq, ap);
+		vscnprintf(path->last_error, sizeof(path->last_error), fmt, aq);
+		va_end(aq);
+	}
 	spin_unlock_irqrestore(&path->lock, flags);
 	if (failed) {
-		pr_info_ratelimited("%s/%s: path failed: %s\n", path->sess->name,
-				    path->base.name, why);
+		/* The whole reason, even where last_error cut it short. */
+		vaf.fmt = fmt;
+		vaf.va = &ap;
+		pr_info_ratelimited("%s/%s: path failed: %pV\n", path->sess->name,
+				    path->base.name, &vaf);
 		queue_work(path->sess->wq, &path->close_work);
 	}
+	va_end(ap);
 }
 
 /**
  * rift_clt_path_abort() - fail a path, also while it is being set up
  * @path: path
- * @why: reason for last_error and the log
+ * @fmt: reason, for last_error and the log
  *
  * A connected path is failed (its close work releases everything it
- * holds); a path being set up has its attempt aborted with @why in
+ * holds); a path being set up has its attempt aborted with the reason in
  * last_error and every wait of the attempt woken, so the connect work
  * closes its connections now rather than after connect_timeout_ms.  For
  * what the path ran over going away, and for a server that misbehaves
@@ -157,12 +169,17 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
  * without a reason).  Must not wait for teardown: called from rift-core's
  * notifiers and from CQ callbacks.
  */
-void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
+void rift_clt_path_abort(struct rift_clt_path *path, const char *fmt, ...)
 {
+	char why[sizeof(path->last_error)];
 	unsigned long flags;
 	bool setup, again = false;
+	va_list ap;
 	u16 i;
 
+	va_start(ap, fmt);
+	vscnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
 	spin_lock_irqsave(&path->lock, flags);
 	setup = path->state == RIFT_CLT_PATH_CONNECTING ||
 		path->state == RIFT_CLT_PATH_RECONNECTING;
@@ -174,7 +191,7 @@ void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
 	}
 	spin_unlock_irqrestore(&path->lock, flags);
 	if (!setup) {
-		rift_clt_path_fail(path, why);
+		rift_clt_path_fail(path, "%s", why);
 		return;
 	}
 	if (again)
@@ -198,7 +215,6 @@ void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
 void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
 {
 	bool uses = false;
-	char why[64];
 	u16 i;
 
 	/* Pointers only: another device's state may be freed meanwhile. */
@@ -209,8 +225,7 @@ void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
 		uses = true;
 	if (!uses)
 		return;
-	snprintf(why, sizeof(why), "RDMA device %s removed", dev_name(&dev->ib_dev->dev));
-	rift_clt_path_abort(path, why);
+	rift_clt_path_abort(path, "RDMA device %s removed", dev_name(&dev->ib_dev->dev));
 }
 
 /**
@@ -227,7 +242,6 @@ void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
 			     u32 port)
 {
 	bool uses = false;
-	char why[64];
 	u16 i;
 
 	for (i = 0; i < path->nr_cons; i++)
@@ -235,8 +249,8 @@ void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
 			uses = true;
 	if (!uses)
 		return;
-	snprintf(why, sizeof(why), "RDMA port %s/%u down", dev_name(&dev->ib_dev->dev), port);
-	rift_clt_path_abort(path, why);
+	rift_clt_path_abort(path, "RDMA port %s/%u down", dev_name(&dev->ib_dev->dev),
+			    port);
 }
 
 /**

@@ -578,8 +578,10 @@ bool rift_clt_path_set_state(struct rift_clt_path *path,
 enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path);
 void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 	__printf(2, 3);
-void rift_clt_path_fail(struct rift_clt_path *path, const char *why);
-void rift_clt_path_abort(struct rift_clt_path *path, const char *why);
+void rift_clt_path_fail(struct rift_clt_path *path, const char *fmt, ...)
+	__printf(2, 3);
+void rift_clt_path_abort(struct rift_clt_path *path, const char *fmt, ...)
+	__printf(2, 3);
 void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev);
 void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
 			     u32 port);
