@@ -16,6 +16,8 @@
 #include <linux/uuid.h>
 
 #include "rift-clt.h"
+/* rift-core's, shared with the server; the client's own are created here. */
+#include "rift_trace.h"
 
 #define CREATE_TRACE_POINTS
 #include "rift_clt_trace.h"
@@ -273,8 +275,8 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 	struct rift_clt_con *con = cm_id->context;
 	struct rift_clt_path *path = con->path;
 
-	trace_rift_clt_con_event(path->sess->name, path->base.name, con->idx,
-				 ev->event, ev->status);
+	trace_rift_con_event("client", path->sess->name, path->base.name,
+			     con->idx, ev->event, ev->status);
 	/*
 	 * Once the teardown has begun it owns the QP and the cm_id: what
 	 * rdma_cm still reports of this attempt (DISCONNECTED, TIMEWAIT_EXIT,
@@ -1120,8 +1122,8 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 	path->hb.interval_ms = READ_ONCE(path->sess->hb_interval_ms);
 	path->hb.missed_max = READ_ONCE(path->sess->hb_missed_max);
 	silent = rift_hb_tick(&path->hb);
-	trace_rift_clt_hb_tick(path->sess->name, path->base.name, path->hb.missed,
-			       late);
+	trace_rift_hb_tick("client", path->sess->name, path->base.name,
+			   path->hb.missed, late);
 	if (silent) {
 		rift_clt_path_fail(path, "heartbeat: nothing received for %u ms",
 				   path->hb.missed * path->hb.interval_ms);

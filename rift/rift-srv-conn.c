@@ -18,6 +18,7 @@
 #include <rdma/ib_cm.h>
 
 #include "rift-srv.h"
+#include "rift_trace.h"
 
 /* ------------------------------------------------------------------ */
 /* Sessions                                                            */
@@ -739,9 +740,8 @@ int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	}
 
 	con = container_of(tag, struct rift_srv_con, tag);
-	pr_debug("%s %s: con %u: %s (%d)\n", rift_srv_sess_label(con->path->sess),
-		 con->path->base.name, con->idx, rift_cm_event_str(ev->event),
-		 ev->status);
+	trace_rift_con_event("server", rift_srv_sess_label(con->path->sess),
+			     con->path->base.name, con->idx, ev->event, ev->status);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		rift_srv_con_established(con);
