@@ -61,7 +61,7 @@ static void rift_clt_req_release(struct rift_clt_req *req)
 	}
 	rift_clt_req_unmap(req);
 	atomic_dec(&req->con->inflight);
-	atomic_dec(&req->path->inflight);
+	atomic_dec(&req->path->base.inflight);
 	/*
 	 * A connection's teardown picks its requests by ->con: a slot that
 	 * left it must not match, or a teardown could claim it once it is
@@ -76,7 +76,7 @@ static void rift_clt_req_end(struct rift_clt_req *req, int err)
 
 	rift_clt_req_release(req);
 	if (err)
-		this_cpu_inc(path->stats->errors);
+		this_cpu_inc(path->stats->base.errors);
 	req->ops.done(req->ops.priv, err);
 }
 
@@ -442,7 +442,7 @@ void rift_clt_path_scan_timeouts(struct rift_clt_path *path)
 			rift_clt_path_commit(path);
 		rcu_read_unlock();
 	}
-	if (!tmo || !reqs || !atomic_read(&path->inflight) || !path->orphans)
+	if (!tmo || !reqs || !atomic_read(&path->base.inflight) || !path->orphans)
 		return;
 	rcu_read_lock();
 	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
@@ -1156,7 +1156,7 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 	 */
 	WRITE_ONCE(req->gen, req->gen + 1);
 	io.gen = path->cancel_gen ? req->gen : 0;
-	atomic_inc(&path->inflight);
+	atomic_inc(&path->base.inflight);
 	atomic_inc(&req->con->inflight);
 	/* Not POSTED before its WRs are: see rift_clt_con_post_batch(). */
 	atomic_set_release(&req->state, RIFT_CLT_REQ_QUEUED);
@@ -1169,11 +1169,11 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 	if (req->dir == RIFT_READ) {
 		if (req->bounced)
 			this_cpu_inc(path->stats->bounced_reads);
-		this_cpu_inc(path->stats->reqs_read);
-		this_cpu_add(path->stats->bytes_read, req->data_len);
+		this_cpu_inc(path->stats->base.reqs_read);
+		this_cpu_add(path->stats->base.bytes_read, req->data_len);
 	} else {
-		this_cpu_inc(path->stats->reqs_write);
-		this_cpu_add(path->stats->bytes_write, req->data_len);
+		this_cpu_inc(path->stats->base.reqs_write);
+		this_cpu_add(path->stats->base.bytes_write, req->data_len);
 	}
 	err = rift_clt_con_queue(req->con, req, more);
 out_unlock:

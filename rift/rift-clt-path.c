@@ -889,12 +889,12 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	 * A connection that failed after it was established (the failure was
 	 * noted in ->setup_failed) must not let the path go CONNECTED.
 	 */
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	ok = !path->setup_failed &&
 	     rift_clt_path_change_state(path, RIFT_CLT_PATH_CONNECTED);
 	if (ok)
-		path->last_error[0] = '\0';
-	spin_unlock_irqrestore(&path->lock, flags);
+		path->base.last_error[0] = '\0';
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	if (!ok) {
 		err = -ECONNABORTED;
 		goto err_close;
@@ -1261,9 +1261,10 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	INIT_LIST_HEAD(&path->entry);
 	path->base.src = *src;
 	path->base.dst = *dst;
-	spin_lock_init(&path->lock);
+	spin_lock_init(&path->base.lock);
 	ratelimit_state_init(&path->err_rs, 5 * HZ, 5);
 	path->state = RIFT_CLT_PATH_IDLE;
+	path->base.state_str = rift_clt_path_base_state_str;
 	get_random_bytes(path->uuid, sizeof(path->uuid));
 	path->uuid[0] |= 1;	/* never all-zero */
 	INIT_DELAYED_WORK(&path->connect_work, rift_clt_path_connect_work);
@@ -1272,7 +1273,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	INIT_DELAYED_WORK(&path->stall_work, rift_clt_path_stall_work);
 	mutex_init(&path->conn_mutex);
 	atomic_set(&path->hb.rx_seen, 0);
-	atomic_set(&path->inflight, 0);
+	atomic_set(&path->base.inflight, 0);
 	if (src->ss_family != AF_UNSPEC)
 		snprintf(path->base.name, sizeof(path->base.name), "%pISc@%pISpc", src, dst);
 	else
@@ -1282,6 +1283,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	path->nr_cons = sess->nr_cons + sess->nr_poll_cons;
 	path->cons = kcalloc(path->nr_cons, sizeof(*path->cons), GFP_KERNEL);
 	path->stats = alloc_percpu(struct rift_clt_stats);
+	path->base.stats = path->stats;
 	if (!path->cons || !path->stats) {
 		kobject_put(&path->base.kobj);
 		return ERR_PTR(-ENOMEM);
@@ -1310,10 +1312,10 @@ void rift_clt_path_stop(struct rift_clt_path *path)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	WRITE_ONCE(path->removed, true);
 	rift_clt_path_change_state(path, RIFT_CLT_PATH_CLOSING);
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 }
 
 /**

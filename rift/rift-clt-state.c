@@ -64,7 +64,7 @@ bool rift_clt_path_change_state(struct rift_clt_path *path,
 {
 	enum rift_clt_path_state old = path->state;
 
-	lockdep_assert_held(&path->lock);
+	lockdep_assert_held(&path->base.lock);
 	if (!rift_sm_change(&rift_clt_path_sm, old, new, path->sess->name,
 			    path->base.name))
 		return false;
@@ -82,9 +82,9 @@ bool rift_clt_path_set_state(struct rift_clt_path *path,
 	unsigned long flags;
 	bool ok;
 
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	ok = rift_clt_path_change_state(path, new);
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	return ok;
 }
 
@@ -93,19 +93,27 @@ enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path)
 	return READ_ONCE(path->state);
 }
 
+/* The path's state file (rift-core's) asks here for the name. */
+const char *rift_clt_path_base_state_str(struct rift_path_base *base)
+{
+	struct rift_clt_path *path = container_of(base, struct rift_clt_path, base);
+
+	return rift_clt_path_state_str(rift_clt_path_get_state(path));
+}
+
 void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 {
 	unsigned long flags;
 	va_list ap;
 
-	char msg[sizeof(path->last_error)];
+	char msg[sizeof(path->base.last_error)];
 
 	va_start(ap, fmt);
 	vscnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	spin_lock_irqsave(&path->lock, flags);
-	strscpy(path->last_error, msg, sizeof(path->last_error));
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
+	strscpy(path->base.last_error, msg, sizeof(path->base.last_error));
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	if (__ratelimit(&path->err_rs))
 		pr_info("%s/%s: %s\n", path->sess->name, path->base.name, msg);
 }
@@ -130,20 +138,15 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *fmt, ...)
 	 * sees failures itself; only a connected path is handed to close work.
 	 */
 	va_start(ap, fmt);
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	if (path->state == RIFT_CLT_PATH_CONNECTING ||
 	    path->state == RIFT_CLT_PATH_RECONNECTING)
 		path->setup_failed = true;
 	failed = path->state == RIFT_CLT_PATH_CONNECTED &&
 		 rift_clt_path_change_state(path, RIFT_CLT_PATH_ERROR);
-	if (failed) {
-		va_list aq;
-
-		va_copy(aq, ap);
-		vscnprintf(path->last_error, sizeof(path->last_error), fmt, aq);
-		va_end(aq);
-	}
-	spin_unlock_irqrestore(&path->lock, flags);
+	if (failed)
+		rift_path_vset_error(&path->base, fmt, ap);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	if (failed) {
 		/* The whole reason, even where last_error cut it short. */
 		vaf.fmt = fmt;
@@ -171,7 +174,7 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *fmt, ...)
  */
 void rift_clt_path_abort(struct rift_clt_path *path, const char *fmt, ...)
 {
-	char why[sizeof(path->last_error)];
+	char why[sizeof(path->base.last_error)];
 	unsigned long flags;
 	bool setup, again = false;
 	va_list ap;
@@ -180,16 +183,16 @@ void rift_clt_path_abort(struct rift_clt_path *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vscnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	setup = path->state == RIFT_CLT_PATH_CONNECTING ||
 		path->state == RIFT_CLT_PATH_RECONNECTING;
 	if (setup) {
 		/* Said already (a flood calls once per heartbeat): quiet. */
-		again = path->setup_failed && !strcmp(path->last_error, why);
+		again = path->setup_failed && !strcmp(path->base.last_error, why);
 		path->setup_failed = true;
-		strscpy(path->last_error, why, sizeof(path->last_error));
+		strscpy(path->base.last_error, why, sizeof(path->base.last_error));
 	}
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	if (!setup) {
 		rift_clt_path_fail(path, "%s", why);
 		return;

@@ -63,11 +63,11 @@ void rift_srv_path_hb_work(struct work_struct *work)
 	/* Only on silent ticks: the client's heartbeats keep traffic going. */
 	if (rift_hb_send(&path->hb, false, &imm.seq)) {
 		/* Under the lock: teardown changes the state before the QPs go. */
-		spin_lock_irqsave(&path->lock, flags);
+		spin_lock_irqsave(&path->base.lock, flags);
 		up = path->state == RIFT_SRV_PATH_CONNECTED;
 		if (up)
 			err = rift_srv_send_imm(&path->cons[0], &imm);
-		spin_unlock_irqrestore(&path->lock, flags);
+		spin_unlock_irqrestore(&path->base.lock, flags);
 		if (err) {
 			rift_srv_path_fail(path, "cannot send a heartbeat: %d", err);
 			return;
