@@ -61,7 +61,7 @@ static void rift_clt_req_release(struct rift_clt_req *req)
 	}
 	rift_clt_req_unmap(req);
 	atomic_dec(&req->con->inflight);
-	atomic_dec(&req->path->inflight);
+	atomic_dec(&req->path->base.inflight);
 	/*
 	 * A connection's teardown picks its requests by ->con: a slot that
 	 * left it must not match, or a teardown could claim it once it is
@@ -76,7 +76,7 @@ static void rift_clt_req_end(struct rift_clt_req *req, int err)
 
 	rift_clt_req_release(req);
 	if (err)
-		this_cpu_inc(path->stats->errors);
+		this_cpu_inc(path->stats->base.errors);
 	req->ops.done(req->ops.priv, err);
 }
 
@@ -150,7 +150,7 @@ static void rift_clt_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * idempotent and ignored during teardown.
 	 */
 	if (unlikely(wc->status != IB_WC_SUCCESS))
-		rift_clt_path_fail(rift_clt_wc_con(wc)->path,
+		rift_clt_path_fail(rift_clt_wc_con(wc)->path, "%s",
 				   ib_wc_status_msg(wc->status));
 }
 
@@ -287,7 +287,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			path->info_err = -EIO;
 			complete(&path->info_done);
 		}
-		rift_clt_path_fail(path, ib_wc_status_msg(wc->status));
+		rift_clt_path_fail(path, "%s", ib_wc_status_msg(wc->status));
 		return;
 	}
 	if (iu == con->info_rx) {
@@ -442,7 +442,7 @@ void rift_clt_path_scan_timeouts(struct rift_clt_path *path)
 			rift_clt_path_commit(path);
 		rcu_read_unlock();
 	}
-	if (!tmo || !reqs || !atomic_read(&path->inflight) || !path->orphans)
+	if (!tmo || !reqs || !atomic_read(&path->base.inflight) || !path->orphans)
 		return;
 	rcu_read_lock();
 	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
@@ -769,18 +769,6 @@ void rift_clt_put_permit(struct rift_clt_sess *sess, struct rift_permit *permit)
 	rift_clt_hold_put(sess, &sess->reqs[permit->id]);
 }
 EXPORT_SYMBOL_GPL(rift_clt_put_permit);
-
-/**
- * rift_permit_to_pdu() - the ULP's private data of a permit
- * @permit: permit
- *
- * Return: pointer to rift_clt_open_args.pdu_size bytes.
- */
-void *rift_permit_to_pdu(struct rift_permit *permit)
-{
-	return permit->pdu;
-}
-EXPORT_SYMBOL_GPL(rift_permit_to_pdu);
 
 /**
  * rift_permit_set_poll() - send the permit's request on a poll connection
@@ -1168,7 +1156,7 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 	 */
 	WRITE_ONCE(req->gen, req->gen + 1);
 	io.gen = path->cancel_gen ? req->gen : 0;
-	atomic_inc(&path->inflight);
+	atomic_inc(&path->base.inflight);
 	atomic_inc(&req->con->inflight);
 	/* Not POSTED before its WRs are: see rift_clt_con_post_batch(). */
 	atomic_set_release(&req->state, RIFT_CLT_REQ_QUEUED);
@@ -1181,11 +1169,11 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 	if (req->dir == RIFT_READ) {
 		if (req->bounced)
 			this_cpu_inc(path->stats->bounced_reads);
-		this_cpu_inc(path->stats->reqs_read);
-		this_cpu_add(path->stats->bytes_read, req->data_len);
+		this_cpu_inc(path->stats->base.reqs_read);
+		this_cpu_add(path->stats->base.bytes_read, req->data_len);
 	} else {
-		this_cpu_inc(path->stats->reqs_write);
-		this_cpu_add(path->stats->bytes_write, req->data_len);
+		this_cpu_inc(path->stats->base.reqs_write);
+		this_cpu_add(path->stats->base.bytes_write, req->data_len);
 	}
 	err = rift_clt_con_queue(req->con, req, more);
 out_unlock:

@@ -85,7 +85,7 @@ static struct rift_clt_path *rift_clt_pick_min(struct rift_clt_sess *sess,
 		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED)
 			continue;
 		key = latency ? READ_ONCE(path->hb.rtt_us) :
-				atomic_read(&path->inflight);
+				atomic_read(&path->base.inflight);
 		/* Strictly better, or as good and at the rotating start. */
 		if (key < best_key || (key == best_key && i == skip)) {
 			best = path;

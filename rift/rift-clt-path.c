@@ -16,6 +16,8 @@
 #include <linux/uuid.h>
 
 #include "rift-clt.h"
+/* rift-core's, shared with the server; the client's own are created here. */
+#include "rift_trace.h"
 
 #define CREATE_TRACE_POINTS
 #include "rift_clt_trace.h"
@@ -273,8 +275,8 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 	struct rift_clt_con *con = cm_id->context;
 	struct rift_clt_path *path = con->path;
 
-	trace_rift_clt_con_event(path->sess->name, path->base.name, con->idx,
-				 ev->event, ev->status);
+	trace_rift_con_event("client", path->sess->name, path->base.name,
+			     con->idx, ev->event, ev->status);
 	/*
 	 * Once the teardown has begun it owns the QP and the cm_id: what
 	 * rdma_cm still reports of this attempt (DISCONNECTED, TIMEWAIT_EXIT,
@@ -344,7 +346,7 @@ static void rift_clt_cm_event(struct rift_clt_con *con, struct rdma_cm_id *cm_id
 		 * Teardown needs to destroy this id, which cannot happen from
 		 * its own handler: hand it to the close work.
 		 */
-		rift_clt_path_fail(path, rift_cm_event_str(ev->event));
+		rift_clt_path_fail(path, "%s", rift_cm_event_str(ev->event));
 		if (!completion_done(&con->done))
 			rift_clt_con_finish(con, -ECONNRESET);
 		con->established = false;
@@ -887,12 +889,12 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	 * A connection that failed after it was established (the failure was
 	 * noted in ->setup_failed) must not let the path go CONNECTED.
 	 */
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	ok = !path->setup_failed &&
 	     rift_clt_path_change_state(path, RIFT_CLT_PATH_CONNECTED);
 	if (ok)
-		path->last_error[0] = '\0';
-	spin_unlock_irqrestore(&path->lock, flags);
+		path->base.last_error[0] = '\0';
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	if (!ok) {
 		err = -ECONNABORTED;
 		goto err_close;
@@ -1023,7 +1025,6 @@ static bool rift_clt_path_check_progress(struct rift_clt_path *path,
 	struct rift_clt_con *con;
 	u32 silent_ms, probe_ms;
 	int inflight, n;
-	char why[80];
 	u16 i;
 
 	for (i = 1; i < path->nr_cons; i++) {
@@ -1055,10 +1056,9 @@ static bool rift_clt_path_check_progress(struct rift_clt_path *path,
 			trace_rift_clt_stall(path->sess->name, path->base.name, i,
 					     silent_ms, inflight, "no progress");
 			this_cpu_inc(path->stats->stalls);
-			snprintf(why, sizeof(why),
-				 "connection %u: no progress for %u ms with %d requests in flight",
-				 i, silent_ms, inflight);
-			rift_clt_path_fail(path, why);
+			rift_clt_path_fail(path,
+					   "connection %u: no progress for %u ms with %d requests in flight",
+					   i, silent_ms, inflight);
 			return true;
 		}
 		con->probe_sent = now;
@@ -1122,14 +1122,11 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 	path->hb.interval_ms = READ_ONCE(path->sess->hb_interval_ms);
 	path->hb.missed_max = READ_ONCE(path->sess->hb_missed_max);
 	silent = rift_hb_tick(&path->hb);
-	trace_rift_clt_hb_tick(path->sess->name, path->base.name, path->hb.missed,
-			       late);
+	trace_rift_hb_tick("client", path->sess->name, path->base.name,
+			   path->hb.missed, late);
 	if (silent) {
-		char why[64];
-
-		snprintf(why, sizeof(why), "heartbeat: nothing received for %u ms",
-			 path->hb.missed * path->hb.interval_ms);
-		rift_clt_path_fail(path, why);
+		rift_clt_path_fail(path, "heartbeat: nothing received for %u ms",
+				   path->hb.missed * path->hb.interval_ms);
 		return;
 	}
 	rift_clt_path_scan_timeouts(path);
@@ -1264,9 +1261,10 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	INIT_LIST_HEAD(&path->entry);
 	path->base.src = *src;
 	path->base.dst = *dst;
-	spin_lock_init(&path->lock);
+	spin_lock_init(&path->base.lock);
 	ratelimit_state_init(&path->err_rs, 5 * HZ, 5);
 	path->state = RIFT_CLT_PATH_IDLE;
+	path->base.state_str = rift_clt_path_base_state_str;
 	get_random_bytes(path->uuid, sizeof(path->uuid));
 	path->uuid[0] |= 1;	/* never all-zero */
 	INIT_DELAYED_WORK(&path->connect_work, rift_clt_path_connect_work);
@@ -1275,7 +1273,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	INIT_DELAYED_WORK(&path->stall_work, rift_clt_path_stall_work);
 	mutex_init(&path->conn_mutex);
 	atomic_set(&path->hb.rx_seen, 0);
-	atomic_set(&path->inflight, 0);
+	atomic_set(&path->base.inflight, 0);
 	if (src->ss_family != AF_UNSPEC)
 		snprintf(path->base.name, sizeof(path->base.name), "%pISc@%pISpc", src, dst);
 	else
@@ -1285,6 +1283,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	path->nr_cons = sess->nr_cons + sess->nr_poll_cons;
 	path->cons = kcalloc(path->nr_cons, sizeof(*path->cons), GFP_KERNEL);
 	path->stats = alloc_percpu(struct rift_clt_stats);
+	path->base.stats = path->stats;
 	if (!path->cons || !path->stats) {
 		kobject_put(&path->base.kobj);
 		return ERR_PTR(-ENOMEM);
@@ -1313,10 +1312,10 @@ void rift_clt_path_stop(struct rift_clt_path *path)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	WRITE_ONCE(path->removed, true);
 	rift_clt_path_change_state(path, RIFT_CLT_PATH_CLOSING);
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 }
 
 /**

@@ -64,7 +64,7 @@ bool rift_clt_path_change_state(struct rift_clt_path *path,
 {
 	enum rift_clt_path_state old = path->state;
 
-	lockdep_assert_held(&path->lock);
+	lockdep_assert_held(&path->base.lock);
 	if (!rift_sm_change(&rift_clt_path_sm, old, new, path->sess->name,
 			    path->base.name))
 		return false;
@@ -82,9 +82,9 @@ bool rift_clt_path_set_state(struct rift_clt_path *path,
 	unsigned long flags;
 	bool ok;
 
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	ok = rift_clt_path_change_state(path, new);
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	return ok;
 }
 
@@ -93,19 +93,27 @@ enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path)
 	return READ_ONCE(path->state);
 }
 
+/* The path's state file (rift-core's) asks here for the name. */
+const char *rift_clt_path_base_state_str(struct rift_path_base *base)
+{
+	struct rift_clt_path *path = container_of(base, struct rift_clt_path, base);
+
+	return rift_clt_path_state_str(rift_clt_path_get_state(path));
+}
+
 void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 {
 	unsigned long flags;
 	va_list ap;
 
-	char msg[sizeof(path->last_error)];
+	char msg[sizeof(path->base.last_error)];
 
 	va_start(ap, fmt);
 	vscnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	spin_lock_irqsave(&path->lock, flags);
-	strscpy(path->last_error, msg, sizeof(path->last_error));
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
+	strscpy(path->base.last_error, msg, sizeof(path->base.last_error));
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	if (__ratelimit(&path->err_rs))
 		pr_info("%s/%s: %s\n", path->sess->name, path->base.name, msg);
 }
@@ -113,43 +121,50 @@ void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 /**
  * rift_clt_path_fail() - a connected path stopped working
  * @path: path
- * @why: reason for last_error
+ * @fmt: reason, for last_error and the log (like rift_srv_path_fail())
  *
  * Callable from CQ and CM callbacks: only changes state and queues the
  * close work, which tears down and then schedules a reconnect.
  */
-void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
+void rift_clt_path_fail(struct rift_clt_path *path, const char *fmt, ...)
 {
+	struct va_format vaf;
 	unsigned long flags;
+	va_list ap;
 	bool failed;
 
 	/*
 	 * While (re)connecting, the connect worker owns the connections and
 	 * sees failures itself; only a connected path is handed to close work.
 	 */
-	spin_lock_irqsave(&path->lock, flags);
+	va_start(ap, fmt);
+	spin_lock_irqsave(&path->base.lock, flags);
 	if (path->state == RIFT_CLT_PATH_CONNECTING ||
 	    path->state == RIFT_CLT_PATH_RECONNECTING)
 		path->setup_failed = true;
 	failed = path->state == RIFT_CLT_PATH_CONNECTED &&
 		 rift_clt_path_change_state(path, RIFT_CLT_PATH_ERROR);
 	if (failed)
-		scnprintf(path->last_error, sizeof(path->last_error), "%s", why);
-	spin_unlock_irqrestore(&path->lock, flags);
+		rift_path_vset_error(&path->base, fmt, ap);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	if (failed) {
-		pr_info_ratelimited("%s/%s: path failed: %s\n", path->sess->name,
-				    path->base.name, why);
+		/* The whole reason, even where last_error cut it short. */
+		vaf.fmt = fmt;
+		vaf.va = &ap;
+		pr_info_ratelimited("%s/%s: path failed: %pV\n", path->sess->name,
+				    path->base.name, &vaf);
 		queue_work(path->sess->wq, &path->close_work);
 	}
+	va_end(ap);
 }
 
 /**
  * rift_clt_path_abort() - fail a path, also while it is being set up
  * @path: path
- * @why: reason for last_error and the log
+ * @fmt: reason, for last_error and the log
  *
  * A connected path is failed (its close work releases everything it
- * holds); a path being set up has its attempt aborted with @why in
+ * holds); a path being set up has its attempt aborted with the reason in
  * last_error and every wait of the attempt woken, so the connect work
  * closes its connections now rather than after connect_timeout_ms.  For
  * what the path ran over going away, and for a server that misbehaves
@@ -157,24 +172,29 @@ void rift_clt_path_fail(struct rift_clt_path *path, const char *why)
  * without a reason).  Must not wait for teardown: called from rift-core's
  * notifiers and from CQ callbacks.
  */
-void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
+void rift_clt_path_abort(struct rift_clt_path *path, const char *fmt, ...)
 {
+	char why[sizeof(path->base.last_error)];
 	unsigned long flags;
 	bool setup, again = false;
+	va_list ap;
 	u16 i;
 
-	spin_lock_irqsave(&path->lock, flags);
+	va_start(ap, fmt);
+	vscnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	spin_lock_irqsave(&path->base.lock, flags);
 	setup = path->state == RIFT_CLT_PATH_CONNECTING ||
 		path->state == RIFT_CLT_PATH_RECONNECTING;
 	if (setup) {
 		/* Said already (a flood calls once per heartbeat): quiet. */
-		again = path->setup_failed && !strcmp(path->last_error, why);
+		again = path->setup_failed && !strcmp(path->base.last_error, why);
 		path->setup_failed = true;
-		strscpy(path->last_error, why, sizeof(path->last_error));
+		strscpy(path->base.last_error, why, sizeof(path->base.last_error));
 	}
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	if (!setup) {
-		rift_clt_path_fail(path, why);
+		rift_clt_path_fail(path, "%s", why);
 		return;
 	}
 	if (again)
@@ -198,7 +218,6 @@ void rift_clt_path_abort(struct rift_clt_path *path, const char *why)
 void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
 {
 	bool uses = false;
-	char why[64];
 	u16 i;
 
 	/* Pointers only: another device's state may be freed meanwhile. */
@@ -209,8 +228,7 @@ void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev)
 		uses = true;
 	if (!uses)
 		return;
-	snprintf(why, sizeof(why), "RDMA device %s removed", dev_name(&dev->ib_dev->dev));
-	rift_clt_path_abort(path, why);
+	rift_clt_path_abort(path, "RDMA device %s removed", dev_name(&dev->ib_dev->dev));
 }
 
 /**
@@ -227,7 +245,6 @@ void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
 			     u32 port)
 {
 	bool uses = false;
-	char why[64];
 	u16 i;
 
 	for (i = 0; i < path->nr_cons; i++)
@@ -235,8 +252,8 @@ void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
 			uses = true;
 	if (!uses)
 		return;
-	snprintf(why, sizeof(why), "RDMA port %s/%u down", dev_name(&dev->ib_dev->dev), port);
-	rift_clt_path_abort(path, why);
+	rift_clt_path_abort(path, "RDMA port %s/%u down", dev_name(&dev->ib_dev->dev),
+			    port);
 }
 
 /**

@@ -14,7 +14,6 @@
 #include "rift-clt.h"
 
 #define to_path(k) container_of(k, struct rift_clt_path, base.kobj)
-#define stats_to_path(k) container_of(k, struct rift_clt_path, stats_kobj)
 #define to_sess(d) container_of(d, struct rift_clt_sess, dev)
 
 /**
@@ -299,16 +298,7 @@ const struct attribute_group rift_clt_sess_group = {
 	.attrs = rift_clt_sess_attrs,
 };
 
-/* Path attributes. */
-
-static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  rift_clt_path_state_str(rift_clt_path_get_state(to_path(kobj))));
-}
-
-static struct kobj_attribute rift_clt_path_state_attr = __ATTR_RO(state);
+/* Path attributes: state and last_error are rift-core's. */
 
 static ssize_t bounce_bytes_show(struct kobject *kobj, struct kobj_attribute *attr,
 				 char *buf)
@@ -317,20 +307,6 @@ static ssize_t bounce_bytes_show(struct kobject *kobj, struct kobj_attribute *at
 }
 
 static struct kobj_attribute rift_clt_path_bounce_bytes_attr = __ATTR_RO(bounce_bytes);
-
-static ssize_t last_error_show(struct kobject *kobj, struct kobj_attribute *attr,
-			       char *buf)
-{
-	struct rift_clt_path *path = to_path(kobj);
-	ssize_t n;
-
-	spin_lock_irq(&path->lock);
-	n = sysfs_emit(buf, "%s\n", path->last_error);
-	spin_unlock_irq(&path->lock);
-	return n;
-}
-
-static struct kobj_attribute rift_clt_path_last_error_attr = __ATTR_RO(last_error);
 
 static ssize_t disconnect_store(struct kobject *kobj, struct kobj_attribute *attr,
 				const char *buf, size_t count)
@@ -364,9 +340,7 @@ static struct kobj_attribute rift_clt_path_always_inv_attr =
 	__ATTR_RO(always_invalidate);
 
 static struct attribute *rift_clt_path_attrs[] = {
-	&rift_clt_path_state_attr.attr,
 	&rift_clt_path_bounce_bytes_attr.attr,
-	&rift_clt_path_last_error_attr.attr,
 	&rift_clt_path_disconnect_attr.attr,
 	&rift_clt_path_reconnect_attr.attr,
 	&rift_clt_path_always_inv_attr.attr,
@@ -380,66 +354,34 @@ static const struct attribute_group rift_clt_path_group = {
 /* What both roles' paths show (rift-core), then what a client's adds. */
 static const struct attribute_group *rift_clt_path_groups[] = {
 	&rift_path_base_group,
+	&rift_path_stats_group,
 	&rift_clt_path_group,
 	NULL,
 };
 
-/* Path statistics. */
-
-/* The per-CPU counters, each shown as the sum over all CPUs. */
-static ssize_t rift_clt_stat_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", rift_stat_sum(stats_to_path(kobj)->stats, attr));
-}
-
+/*
+ * Path statistics: the client's own per-CPU counters, each shown as the
+ * sum over all CPUs, beside rift-core's in the same stats/ directory.
+ */
 static struct rift_stat_attr rift_clt_stat_counters[] = {
-	{ __ATTR(reqs_read, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, reqs_read) },
-	{ __ATTR(reqs_write, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, reqs_write) },
-	{ __ATTR(bytes_read, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, bytes_read) },
-	{ __ATTR(bytes_write, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, bytes_write) },
-	{ __ATTR(errors, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, errors) },
-	{ __ATTR(migrations, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, migrations) },
-	{ __ATTR(failovers, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, failovers) },
-	{ __ATTR(rkey_updates, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, rkey_updates) },
-	{ __ATTR(timeouts, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, timeouts) },
-	{ __ATTR(late_responses, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, late_responses) },
-	{ __ATTR(bounced_reads, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, bounced_reads) },
-	{ __ATTR(poll_completions, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, poll_completions) },
-	{ __ATTR(poll_tick_completions, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, poll_tick_completions) },
-	{ __ATTR(stall_probes, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, stall_probes) },
-	{ __ATTR(stalls, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, stalls) },
-	{ __ATTR(posts, 0444, rift_clt_stat_show, NULL),
-	  offsetof(struct rift_clt_stats, posts) },
+	RIFT_STAT_ATTR(migrations, struct rift_clt_stats, migrations),
+	RIFT_STAT_ATTR(failovers, struct rift_clt_stats, failovers),
+	RIFT_STAT_ATTR(rkey_updates, struct rift_clt_stats, rkey_updates),
+	RIFT_STAT_ATTR(timeouts, struct rift_clt_stats, timeouts),
+	RIFT_STAT_ATTR(late_responses, struct rift_clt_stats, late_responses),
+	RIFT_STAT_ATTR(bounced_reads, struct rift_clt_stats, bounced_reads),
+	RIFT_STAT_ATTR(poll_completions, struct rift_clt_stats, poll_completions),
+	RIFT_STAT_ATTR(poll_tick_completions, struct rift_clt_stats,
+		       poll_tick_completions),
+	RIFT_STAT_ATTR(stall_probes, struct rift_clt_stats, stall_probes),
+	RIFT_STAT_ATTR(stalls, struct rift_clt_stats, stalls),
+	RIFT_STAT_ATTR(posts, struct rift_clt_stats, posts),
 };
-
-static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&stats_to_path(kobj)->inflight));
-}
-
-static struct kobj_attribute rift_clt_stat_inflight = __ATTR_RO(inflight);
 
 static ssize_t reconnects_show(struct kobject *kobj, struct kobj_attribute *attr,
 			       char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(stats_to_path(kobj)->reconnects));
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(to_path(kobj)->reconnects));
 }
 
 static struct kobj_attribute rift_clt_stat_reconnects = __ATTR_RO(reconnects);
@@ -447,7 +389,7 @@ static struct kobj_attribute rift_clt_stat_reconnects = __ATTR_RO(reconnects);
 static ssize_t rtt_us_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(stats_to_path(kobj)->hb.rtt_us));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_path(kobj)->hb.rtt_us));
 }
 
 static struct kobj_attribute rift_clt_stat_rtt_us = __ATTR_RO(rtt_us);
@@ -455,11 +397,12 @@ static struct kobj_attribute rift_clt_stat_rtt_us = __ATTR_RO(rtt_us);
 static ssize_t reset_all_store(struct kobject *kobj, struct kobj_attribute *attr,
 			       const char *buf, size_t count)
 {
-	struct rift_clt_path *path = stats_to_path(kobj);
+	struct rift_clt_path *path = to_path(kobj);
 	int cpu;
 
 	if (!rift_clt_sysfs_yes(buf))
 		return -EINVAL;
+	/* rift-core's counters too: they begin the struct. */
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(path->stats, cpu), 0, sizeof(struct rift_clt_stats));
 	WRITE_ONCE(path->reconnects, 0);
@@ -467,9 +410,6 @@ static ssize_t reset_all_store(struct kobject *kobj, struct kobj_attribute *attr
 }
 
 static struct kobj_attribute rift_clt_stat_reset_all = __ATTR_WO(reset_all);
-
-/* A counter added above must be listed below too. */
-static_assert(ARRAY_SIZE(rift_clt_stat_counters) == 16);
 
 static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[0].attr.attr,
@@ -483,31 +423,21 @@ static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[8].attr.attr,
 	&rift_clt_stat_counters[9].attr.attr,
 	&rift_clt_stat_counters[10].attr.attr,
-	&rift_clt_stat_counters[11].attr.attr,
-	&rift_clt_stat_counters[12].attr.attr,
-	&rift_clt_stat_counters[13].attr.attr,
-	&rift_clt_stat_counters[14].attr.attr,
-	&rift_clt_stat_counters[15].attr.attr,
-	&rift_clt_stat_inflight.attr,
 	&rift_clt_stat_reconnects.attr,
 	&rift_clt_stat_rtt_us.attr,
 	&rift_clt_stat_reset_all.attr,
 	NULL,
 };
 
+/* A counter added above must be listed there too. */
+static_assert(ARRAY_SIZE(rift_clt_stats_attrs) == ARRAY_SIZE(rift_clt_stat_counters) + 4);
+/* rift-core's files read the counters both roles have from the start. */
+static_assert(offsetof(struct rift_clt_stats, base) == 0);
+
+/* Merged into rift-core's stats/ (rift_path_stats_group). */
 static const struct attribute_group rift_clt_stats_group = {
+	.name = "stats",
 	.attrs = rift_clt_stats_attrs,
-};
-
-static void rift_clt_stats_release(struct kobject *kobj)
-{
-	/* Embedded in the path, which holds a reference on it. */
-	kobject_put(&stats_to_path(kobj)->base.kobj);
-}
-
-static const struct kobj_type rift_clt_stats_ktype = {
-	.sysfs_ops = &kobj_sysfs_ops,
-	.release = rift_clt_stats_release,
 };
 
 /**
@@ -527,20 +457,12 @@ int rift_clt_path_sysfs_add(struct rift_clt_path *path)
 	err = sysfs_create_groups(&path->base.kobj, rift_clt_path_groups);
 	if (err)
 		goto err_del;
-	kobject_init(&path->stats_kobj, &rift_clt_stats_ktype);
-	kobject_get(&path->base.kobj);
-	err = kobject_add(&path->stats_kobj, &path->base.kobj, "stats");
+	err = sysfs_merge_group(&path->base.kobj, &rift_clt_stats_group);
 	if (err)
-		goto err_put_stats;
-	err = sysfs_create_group(&path->stats_kobj, &rift_clt_stats_group);
-	if (err)
-		goto err_del_stats;
+		goto err_remove;
 	return 0;
 
-err_del_stats:
-	kobject_del(&path->stats_kobj);
-err_put_stats:
-	kobject_put(&path->stats_kobj);
+err_remove:
 	sysfs_remove_groups(&path->base.kobj, rift_clt_path_groups);
 err_del:
 	kobject_del(&path->base.kobj);
@@ -555,7 +477,6 @@ void rift_clt_path_sysfs_del(struct rift_clt_path *path)
 {
 	if (!path->base.kobj.state_in_sysfs)
 		return;
-	kobject_del(&path->stats_kobj);
-	kobject_put(&path->stats_kobj);
+	/* Its groups, stats/ with what was merged into it, go with it. */
 	kobject_del(&path->base.kobj);
 }

@@ -139,11 +139,9 @@ struct rift_clt_con {
 
 /**
  * struct rift_clt_stats - per-CPU path counters
- * @reqs_read: read requests submitted
- * @reqs_write: write requests submitted
- * @bytes_read: read payload bytes
- * @bytes_write: write payload bytes
- * @errors: requests completed with an error
+ * @base: those a server path has too (requests submitted and their
+ *	payload bytes, requests completed with an error); first, so that
+ *	rift-core's stats files find them
  * @failovers: requests in flight when the path failed, moved off it
  * @rkey_updates: new chunk rkeys received (always-invalidate)
  * @migrations: requests submitted from a CPU other than the one whose
@@ -162,38 +160,32 @@ struct rift_clt_con {
  *	fewer when the ULP submits batches (RIFT_REQ_MORE)
  */
 struct rift_clt_stats {
-	u64	reqs_read;
-	u64	reqs_write;
-	u64	bytes_read;
-	u64	bytes_write;
-	u64	errors;
-	u64	failovers;
-	u64	migrations;
-	u64	rkey_updates;
-	u64	timeouts;
-	u64	late_responses;
-	u64	bounced_reads;
-	u64	poll_completions;
-	u64	poll_tick_completions;
-	u64	stall_probes;
-	u64	stalls;
-	u64	posts;
+	struct rift_path_stats	base;
+	u64			failovers;
+	u64			migrations;
+	u64			rkey_updates;
+	u64			timeouts;
+	u64			late_responses;
+	u64			bounced_reads;
+	u64			poll_completions;
+	u64			poll_tick_completions;
+	u64			stall_probes;
+	u64			stalls;
+	u64			posts;
 };
 
 /**
  * struct rift_clt_path - one source/destination pair of a session
  * @base: name ("<src>@<dst>"), addresses (source AF_UNSPEC: any), RDMA
- *	device and port, and the directory
- *	/sys/class/rift-client/<sess>/paths/<name>/
- * @stats_kobj: its stats/ directory
+ *	device and port, the directory
+ *	/sys/class/rift-client/<sess>/paths/<name>/ and its stats/, the
+ *	lock (guards @state, @base.last_error) and the requests in flight
  * @entry: in the session's path list
  * @sess: owning session
  * @uuid: path identity the server knows us by
- * @state: see enum rift_clt_path_state; guarded by @lock
- * @lock: guards @state, @last_error
- * @last_error: why the last attempt failed or the path went down
+ * @state: see enum rift_clt_path_state; guarded by @base.lock
  * @last_errno: the errno of the last connect attempt (0: it connected)
- * @err_rs: log lines of @last_error, limited per path: one path's noise
+ * @err_rs: log lines of @base.last_error, limited per path: one path's noise
  *	cannot hide another's reason
  * @reconnect_gen: bumped at every connect attempt
  * @nr_cons: connections, control and poll connections included
@@ -220,8 +212,7 @@ struct rift_clt_stats {
  *	their permits stay out of the pool until it does or the path closes
  * @chunk_size: bytes per chunk
  * @max_io_size: largest data length the server accepts
- * @stats: per-CPU counters
- * @inflight: requests outstanding on this path
+ * @stats: per-CPU counters (@base.stats too)
  * @info_done: INFO_RSP arrived (or the QP failed)
  * @info_len: bytes received in the INFO_RSP of this attempt (0: none yet)
  * @info_tx_done: the INFO_REQ send completed
@@ -242,13 +233,10 @@ struct rift_clt_stats {
  */
 struct rift_clt_path {
 	struct rift_path_base		base;
-	struct kobject			stats_kobj;
 	struct list_head		entry;
 	struct rift_clt_sess		*sess;
 	u8				uuid[RIFT_UUID_LEN];
 	enum rift_clt_path_state	state;
-	spinlock_t			lock;	/* state, last_error */
-	char				last_error[128];
 	int				last_errno;
 	struct ratelimit_state		err_rs;
 	u32				reconnect_gen;
@@ -274,7 +262,6 @@ struct rift_clt_path {
 	u32				chunk_size;
 	u32				max_io_size;
 	struct rift_clt_stats __percpu	*stats;
-	atomic_t			inflight;
 	struct completion		info_done;
 	struct completion		info_tx_done;
 	u32				info_len;
@@ -576,10 +563,13 @@ bool rift_clt_path_change_state(struct rift_clt_path *path,
 bool rift_clt_path_set_state(struct rift_clt_path *path,
 			     enum rift_clt_path_state new);
 enum rift_clt_path_state rift_clt_path_get_state(struct rift_clt_path *path);
+const char *rift_clt_path_base_state_str(struct rift_path_base *base);
 void rift_clt_path_set_error(struct rift_clt_path *path, const char *fmt, ...)
 	__printf(2, 3);
-void rift_clt_path_fail(struct rift_clt_path *path, const char *why);
-void rift_clt_path_abort(struct rift_clt_path *path, const char *why);
+void rift_clt_path_fail(struct rift_clt_path *path, const char *fmt, ...)
+	__printf(2, 3);
+void rift_clt_path_abort(struct rift_clt_path *path, const char *fmt, ...)
+	__printf(2, 3);
 void rift_clt_path_dev_removed(struct rift_clt_path *path, struct rift_dev *dev);
 void rift_clt_path_port_down(struct rift_clt_path *path, struct rift_dev *dev,
 			     u32 port);

@@ -492,11 +492,10 @@ EXPORT_SYMBOL_GPL(rift_con_put_dev);
  *
  * Return: true for every ->signal_every-th send on @con.
  */
-bool rift_con_need_signal(struct rift_con *con)
+static bool rift_con_need_signal(struct rift_con *con)
 {
 	return rift_con_signal_n(con, 1);
 }
-EXPORT_SYMBOL_GPL(rift_con_need_signal);
 
 /**
  * rift_con_signal_n() - whether a chain of WRs must end signalled

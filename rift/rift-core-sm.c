@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rift: the state machines' common part.  Each object (client path,
+ * Rift: the state machines' common part, and the home of the tracepoints
+ * both roles share (rift_trace.h).  Each object (client path,
  * server session, path, connection) keeps its own states, names and
  * transition table, and its own lock; this checks a transition against
  * the table and traces it, the same way for every machine of both roles.
@@ -11,6 +12,10 @@
 
 #define CREATE_TRACE_POINTS
 #include "rift_trace.h"
+
+/* Fired by the roles themselves, defined once here. */
+EXPORT_TRACEPOINT_SYMBOL_GPL(rift_con_event);
+EXPORT_TRACEPOINT_SYMBOL_GPL(rift_hb_tick);
 
 /**
  * rift_sm_state_str() - name of a state

@@ -14,6 +14,8 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/atomic.h>
+#include <linux/spinlock.h>
+#include <linux/stdarg.h>
 #include <linux/kobject.h>
 #include <linux/socket.h>
 #include <rdma/ib_verbs.h>
@@ -192,7 +194,6 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 		       u32 max_send_wr, u32 max_recv_wr, int comp_vector);
 void rift_con_destroy_qp(struct rift_con *con);
 void rift_con_put_dev(struct rift_con *con);
-bool rift_con_need_signal(struct rift_con *con);
 bool rift_con_signal_n(struct rift_con *con, u32 nr_wr);
 
 int rift_con_send_imm(struct rift_con *con, struct ib_cqe *cqe,
@@ -207,6 +208,26 @@ int rift_post_send(struct rift_con *con, struct rift_iu *iu, size_t len,
 const char *rift_cm_event_str(enum rdma_cm_event_type ev);
 
 /**
+ * struct rift_path_stats - the per-CPU counters a path has in both roles
+ * @reqs_read: read requests (client: submitted, server: received)
+ * @reqs_write: write requests
+ * @bytes_read: payload bytes of reads
+ * @bytes_write: payload bytes of writes
+ * @errors: requests that ended with an error (client: completed with
+ *	one, server: answered with one)
+ *
+ * The first member of each role's per-CPU stats struct: rift-core's
+ * stats files read them through struct rift_path_base's @stats.
+ */
+struct rift_path_stats {
+	u64	reqs_read;
+	u64	reqs_write;
+	u64	bytes_read;
+	u64	bytes_write;
+	u64	errors;
+};
+
+/**
  * struct rift_path_base - what a path is, the same in both roles
  * @kobj: its sysfs directory, paths/<name>/ under its session; the
  *	role's ktype frees the path that embeds this
@@ -215,10 +236,25 @@ const char *rift_cm_event_str(enum rdma_cm_event_type ev);
  * @dst: destination address and port
  * @hca_name: RDMA device it runs on, kept past the device's lifetime
  * @hca_port: its port
+ * @lock: the path's state lock; guards @last_error, and the role's
+ *	path state with what the role adds (rift-clt.h, rift-srv.h)
+ * @last_error: why the path last failed (client: or why its last
+ *	connect attempt did); "" until then
+ * @state_str: the role's name of the path's state now, for the state
+ *	file (the role's state machine's names)
+ * @stats: the role's per-CPU stats, which begin with a struct
+ *	rift_path_stats
+ * @inflight: requests outstanding on the path (client: posted and not
+ *	completed, server: at the ULP)
  *
- * Both roles embed it in their path and add rift_path_base_group to the
- * path's directory: src_addr, dst_addr, hca_name and hca_port are the
- * same files, written once.
+ * Both roles embed it in their path and add rift_path_base_group and
+ * rift_path_stats_group to the path's directory: src_addr, dst_addr,
+ * hca_name, hca_port, state, last_error and stats/ with the counters of
+ * struct rift_path_stats and inflight are the same files, written once.
+ * A role adds its own counters to stats/ with sysfs_merge_group(), each
+ * a struct rift_stat_attr made with RIFT_STAT_ATTR().  The role sets
+ * @state_str and @stats before the directory is added, and initialises
+ * @lock itself (a lock class per role).
  */
 struct rift_path_base {
 	struct kobject			kobj;
@@ -227,13 +263,22 @@ struct rift_path_base {
 	struct sockaddr_storage		dst;
 	char				hca_name[IB_DEVICE_NAME_MAX];
 	u32				hca_port;
+	spinlock_t			lock;	/* last_error, role's state */
+	char				last_error[128];
+	const char			*(*state_str)(struct rift_path_base *base);
+	void __percpu			*stats;
+	atomic_t			inflight;
 };
 
 extern const struct attribute_group rift_path_base_group;
+extern const struct attribute_group rift_path_stats_group;
+
+void rift_path_vset_error(struct rift_path_base *base, const char *fmt, va_list ap)
+	__printf(2, 0);
 
 /**
  * struct rift_stat_attr - a sysfs file showing one per-CPU counter
- * @attr: the file; its show is the role's, which finds the counters
+ * @attr: the file; its show is rift_path_stat_show()
  * @off: offset of the u64 counter in the role's per-CPU stats struct
  */
 struct rift_stat_attr {
@@ -241,7 +286,14 @@ struct rift_stat_attr {
 	size_t			off;
 };
 
-u64 rift_stat_sum(const void __percpu *stats, const struct kobj_attribute *attr);
+ssize_t rift_path_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf);
+
+/* A counter file of paths/<name>/stats/: @_field of the role's @_type. */
+#define RIFT_STAT_ATTR(_name, _type, _field) {				\
+	.attr = __ATTR(_name, 0444, rift_path_stat_show, NULL),		\
+	.off = offsetof(_type, _field),					\
+}
 
 /**
  * rift_mr_hide_iova() - give an MR an address that tells nothing of the host

@@ -18,6 +18,7 @@
 #include <rdma/ib_cm.h>
 
 #include "rift-srv.h"
+#include "rift_trace.h"
 
 /* ------------------------------------------------------------------ */
 /* Sessions                                                            */
@@ -222,8 +223,9 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	path->sess = sess;
 	INIT_LIST_HEAD(&path->entry);
 	INIT_LIST_HEAD(&path->pending_entry);
-	spin_lock_init(&path->lock);
+	spin_lock_init(&path->base.lock);
 	path->state = RIFT_SRV_PATH_CONNECTING;
+	path->base.state_str = rift_srv_path_base_state_str;
 	memcpy(path->uuid, req->path_uuid, RIFT_UUID_LEN);
 	path->reconnect_gen = req->reconnect_gen;
 	/* Fresh per instance: a proof made for one is worthless on another. */
@@ -249,13 +251,14 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	INIT_DELAYED_WORK(&path->hb_work, rift_srv_path_hb_work);
 	path->hb.interval_ms = rift_srv_param_hb_interval_ms();
 	path->hb.missed_max = RIFT_HB_MISSED_DEFAULT;
-	atomic_set(&path->inflight, 0);
+	atomic_set(&path->base.inflight, 0);
 
 	path->setup_timeout_ms = rift_srv_param_setup_timeout_ms();
 
 	/* Small state only: the chunks wait for admission (INFO_REQ). */
 	path->cons = kcalloc(path->con_cnt, sizeof(*path->cons), GFP_KERNEL);
 	path->stats = alloc_percpu(struct rift_srv_stats);
+	path->base.stats = path->stats;
 	if (!path->cons || !path->stats ||
 	    percpu_ref_init(&path->io_ref, rift_srv_path_io_released, 0,
 			    GFP_KERNEL) ||
@@ -611,9 +614,9 @@ static void rift_srv_con_attach(struct rift_srv_path *path, struct rdma_cm_id *c
 		v->no_reject = true;
 		goto err_free;
 	}
-	spin_lock_irq(&path->lock);
+	spin_lock_irq(&path->base.lock);
 	rift_srv_con_change_state(con, RIFT_SRV_CON_CONNECTING);
-	spin_unlock_irq(&path->lock);
+	spin_unlock_irq(&path->base.lock);
 	return;
 
 err_free:
@@ -704,10 +707,10 @@ static void rift_srv_con_established(struct rift_srv_con *con)
 	unsigned long flags;
 	bool kick;
 
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	kick = rift_srv_con_change_state(con, RIFT_SRV_CON_CONNECTED) &&
 	       path->info_rcvd && rift_srv_path_all_connected(path);
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	/* INFO_REQ may overtake the last ESTABLISHED: whoever is last kicks. */
 	if (kick)
 		rift_srv_path_queue_info(path);
@@ -739,9 +742,8 @@ int rift_srv_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	}
 
 	con = container_of(tag, struct rift_srv_con, tag);
-	pr_debug("%s %s: con %u: %s (%d)\n", rift_srv_sess_label(con->path->sess),
-		 con->path->base.name, con->idx, rift_cm_event_str(ev->event),
-		 ev->status);
+	trace_rift_con_event("server", rift_srv_sess_label(con->path->sess),
+			     con->path->base.name, con->idx, ev->event, ev->status);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		rift_srv_con_established(con);
@@ -796,10 +798,10 @@ static void rift_srv_path_close_work(struct work_struct *work)
 	mutex_unlock(&sess->lock);
 
 	rift_srv_path_not_pending(path);
-	spin_lock_irq(&path->lock);
+	spin_lock_irq(&path->base.lock);
 	for (i = 0; i < path->con_cnt; i++)
 		rift_srv_con_change_state(&path->cons[i], RIFT_SRV_CON_CLOSING);
-	spin_unlock_irq(&path->lock);
+	spin_unlock_irq(&path->base.lock);
 	for (i = 0; i < path->con_cnt; i++)
 		if (path->cons[i].c.cm_id)
 			rdma_disconnect(path->cons[i].c.cm_id);
@@ -823,11 +825,11 @@ static void rift_srv_path_close_work(struct work_struct *work)
 			path->cons[i].c.cm_id = NULL;
 		}
 	}
-	spin_lock_irq(&path->lock);
+	spin_lock_irq(&path->base.lock);
 	for (i = 0; i < path->con_cnt; i++)
 		rift_srv_con_change_state(&path->cons[i], RIFT_SRV_CON_CLOSED);
 	rift_srv_path_change_state(path, RIFT_SRV_PATH_CLOSED);
-	spin_unlock_irq(&path->lock);
+	spin_unlock_irq(&path->base.lock);
 	rift_srv_path_sysfs_del(path);
 
 	mutex_lock(&sess->lock);

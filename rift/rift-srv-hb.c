@@ -11,6 +11,7 @@
 #include <linux/module.h>
 
 #include "rift-srv.h"
+#include "rift_trace.h"
 
 static int rift_srv_send_imm(struct rift_srv_con *con, const struct rift_imm *imm)
 {
@@ -44,12 +45,17 @@ void rift_srv_path_hb_work(struct work_struct *work)
 						  struct rift_srv_path, hb_work);
 	struct rift_imm imm = { .type = RIFT_IMM_HB };
 	unsigned long flags;
-	bool up;
+	bool up, silent;
 	int err = 0;
+	u32 late;
 
 	if (READ_ONCE(path->state) != RIFT_SRV_PATH_CONNECTED)
 		return;
-	if (rift_hb_tick(&path->hb)) {
+	late = rift_hb_late_ms(path->hb.due);
+	silent = rift_hb_tick(&path->hb);
+	trace_rift_hb_tick("server", rift_srv_sess_label(path->sess),
+			   path->base.name, path->hb.missed, late);
+	if (silent) {
 		rift_srv_path_fail(path, "heartbeat: nothing received for %u ms",
 				   path->hb.missed * path->hb.interval_ms);
 		return;
@@ -57,11 +63,11 @@ void rift_srv_path_hb_work(struct work_struct *work)
 	/* Only on silent ticks: the client's heartbeats keep traffic going. */
 	if (rift_hb_send(&path->hb, false, &imm.seq)) {
 		/* Under the lock: teardown changes the state before the QPs go. */
-		spin_lock_irqsave(&path->lock, flags);
+		spin_lock_irqsave(&path->base.lock, flags);
 		up = path->state == RIFT_SRV_PATH_CONNECTED;
 		if (up)
 			err = rift_srv_send_imm(&path->cons[0], &imm);
-		spin_unlock_irqrestore(&path->lock, flags);
+		spin_unlock_irqrestore(&path->base.lock, flags);
 		if (err) {
 			rift_srv_path_fail(path, "cannot send a heartbeat: %d", err);
 			return;

@@ -265,9 +265,9 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 		return len;
 
 	/* Before INFO_RSP leaves, so the first request finds the path up. */
-	spin_lock_irq(&path->lock);
+	spin_lock_irq(&path->base.lock);
 	ok = rift_srv_path_change_state(path, RIFT_SRV_PATH_CONNECTED);
-	spin_unlock_irq(&path->lock);
+	spin_unlock_irq(&path->base.lock);
 	if (!ok)
 		return -ECONNRESET;
 	if (cancel_delayed_work(&path->setup_work))
@@ -560,11 +560,11 @@ void rift_srv_path_info_work(struct work_struct *work)
 	bool ready;
 	int err;
 
-	spin_lock_irq(&path->lock);
+	spin_lock_irq(&path->base.lock);
 	ready = path->state == RIFT_SRV_PATH_CONNECTING && path->info_rcvd &&
 		con->info_rx && !path->info_tx &&
 		rift_srv_path_all_connected(path);
-	spin_unlock_irq(&path->lock);
+	spin_unlock_irq(&path->base.lock);
 	if (!ready)
 		goto out;
 

@@ -352,8 +352,8 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 		err = -EIO;
 	err = max(err, -(int)RIFT_IMM_ERRNO_MAX);
 	if (err)
-		this_cpu_inc(path->stats->errors);
-	atomic_dec(&path->inflight);
+		this_cpu_inc(path->stats->base.errors);
+	atomic_dec(&path->base.inflight);
 
 	if (percpu_ref_tryget_live(&path->io_ref)) {
 		rift_srv_send_rsp(op, err);
@@ -460,13 +460,13 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	/* Released by rift_srv_resp(), see rift-srv.h. */
 	kobject_get(&path->base.kobj);
 	percpu_ref_get(&sess->ops_ref);
-	atomic_inc(&path->inflight);
+	atomic_inc(&path->base.inflight);
 	if (op->dir == RIFT_READ) {
-		this_cpu_inc(path->stats->reqs_read);
-		this_cpu_add(path->stats->bytes_read, req.data_len);
+		this_cpu_inc(path->stats->base.reqs_read);
+		this_cpu_add(path->stats->base.bytes_read, req.data_len);
 	} else {
-		this_cpu_inc(path->stats->reqs_write);
-		this_cpu_add(path->stats->bytes_write, req.data_len);
+		this_cpu_inc(path->stats->base.reqs_write);
+		this_cpu_add(path->stats->base.bytes_write, req.data_len);
 	}
 	return op;
 
@@ -637,11 +637,11 @@ static void rift_srv_info_req_arrived(struct rift_srv_con *con, struct ib_wc *wc
 		rift_srv_path_fail(path, "first message is not an INFO_REQ");
 		return;
 	}
-	spin_lock_irqsave(&path->lock, flags);
+	spin_lock_irqsave(&path->base.lock, flags);
 	path->info_rcvd = true;
 	path->info_len = wc->byte_len;
 	kick = rift_srv_path_all_connected(path);
-	spin_unlock_irqrestore(&path->lock, flags);
+	spin_unlock_irqrestore(&path->base.lock, flags);
 	if (kick)
 		rift_srv_path_queue_info(path);
 }

@@ -115,6 +115,14 @@ const char *rift_srv_con_state_str(enum rift_srv_con_state s)
 	return rift_sm_state_str(&rift_srv_con_sm, s);
 }
 
+/* The path's state file (rift-core's) asks here for the name. */
+const char *rift_srv_path_base_state_str(struct rift_path_base *base)
+{
+	struct rift_srv_path *path = container_of(base, struct rift_srv_path, base);
+
+	return rift_srv_path_state_str(READ_ONCE(path->state));
+}
+
 const char *rift_srv_sess_label(struct rift_srv_sess *sess)
 {
 	/* Pairs with the release in rift_srv_sess_set_name(). */
@@ -139,7 +147,7 @@ bool rift_srv_sess_change_state(struct rift_srv_sess *sess,
 bool rift_srv_path_change_state(struct rift_srv_path *path,
 				enum rift_srv_path_state new)
 {
-	lockdep_assert_held(&path->lock);
+	lockdep_assert_held(&path->base.lock);
 	if (!rift_sm_change(&rift_srv_path_sm, path->state, new,
 			    rift_srv_sess_label(path->sess), path->base.name))
 		return false;
@@ -152,7 +160,7 @@ bool rift_srv_con_change_state(struct rift_srv_con *con,
 {
 	char obj[sizeof(con->path->base.name) + 16];
 
-	lockdep_assert_held(&con->path->lock);
+	lockdep_assert_held(&con->path->base.lock);
 	/* Connections change state only while they connect and close. */
 	snprintf(obj, sizeof(obj), "%s con %u", con->path->base.name, con->idx);
 	if (!rift_sm_change(&rift_srv_con_sm, con->state, new,
@@ -166,7 +174,7 @@ bool rift_srv_path_all_connected(struct rift_srv_path *path)
 {
 	u16 i;
 
-	lockdep_assert_held(&path->lock);
+	lockdep_assert_held(&path->base.lock);
 	for (i = 0; i < path->con_cnt; i++)
 		if (path->cons[i].state != RIFT_SRV_CON_CONNECTED)
 			return false;
@@ -176,7 +184,8 @@ bool rift_srv_path_all_connected(struct rift_srv_path *path)
 /**
  * rift_srv_path_fail() - stop using a path and schedule its teardown
  * @path: path
- * @fmt: reason, logged (rate-limited) by the first caller only
+ * @fmt: reason, for last_error and the log (rate-limited), from the
+ *	first caller only
  *
  * Any context.  Later calls, and calls on a path already closing, do
  * nothing, so every failure report can simply call this.
@@ -188,12 +197,16 @@ void rift_srv_path_fail(struct rift_srv_path *path, const char *fmt, ...)
 	va_list ap;
 	bool failed;
 
-	spin_lock_irqsave(&path->lock, flags);
-	failed = rift_srv_path_change_state(path, RIFT_SRV_PATH_CLOSING);
-	spin_unlock_irqrestore(&path->lock, flags);
-	if (!failed)
-		return;
 	va_start(ap, fmt);
+	spin_lock_irqsave(&path->base.lock, flags);
+	failed = rift_srv_path_change_state(path, RIFT_SRV_PATH_CLOSING);
+	if (failed)
+		rift_path_vset_error(&path->base, fmt, ap);
+	spin_unlock_irqrestore(&path->base.lock, flags);
+	if (!failed) {
+		va_end(ap);
+		return;
+	}
 	vaf.fmt = fmt;
 	vaf.va = &ap;
 	rift_srv_peer_info("session %s, path %s: closing: %pV\n",

@@ -175,17 +175,7 @@ void rift_srv_sess_sysfs_del(struct rift_srv_sess *sess)
 		device_del(&sess->dev);
 }
 
-/* Path attributes. */
-
-static ssize_t path_state_show(struct kobject *kobj, struct kobj_attribute *attr,
-			       char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  rift_srv_path_state_str(READ_ONCE(to_path(kobj)->state)));
-}
-
-static struct kobj_attribute rift_srv_path_state_attr =
-	__ATTR(state, 0444, path_state_show, NULL);
+/* Path attributes: state and last_error are rift-core's. */
 
 static ssize_t con_states_show(struct kobject *kobj, struct kobj_attribute *attr,
 			       char *buf)
@@ -234,7 +224,6 @@ static ssize_t disconnect_store(struct kobject *kobj, struct kobj_attribute *att
 static struct kobj_attribute rift_srv_path_disconnect_attr = __ATTR_WO(disconnect);
 
 static struct attribute *rift_srv_path_attrs[] = {
-	&rift_srv_path_state_attr.attr,
 	&rift_srv_path_con_states_attr.attr,
 	&rift_srv_path_pinned_bytes_attr.attr,
 	&rift_srv_path_disconnect_attr.attr,
@@ -245,63 +234,33 @@ static const struct attribute_group rift_srv_path_group = {
 	.attrs = rift_srv_path_attrs,
 };
 
-/* Path statistics: per-CPU counters, each shown as the sum over all CPUs. */
-
-static ssize_t rift_srv_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
-				  char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", rift_stat_sum(to_path(kobj)->stats, attr));
-}
-
+/*
+ * Path statistics: the server's own per-CPU counters, each shown as the
+ * sum over all CPUs, beside rift-core's in the same stats/ directory.
+ */
 static struct rift_stat_attr rift_srv_stat_counters[] = {
-	{ __ATTR(reqs_read, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, reqs_read) },
-	{ __ATTR(reqs_write, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, reqs_write) },
-	{ __ATTR(bytes_read, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, bytes_read) },
-	{ __ATTR(bytes_write, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, bytes_write) },
-	{ __ATTR(errors, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, errors) },
-	{ __ATTR(rkey_rotations, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, rkey_rotations) },
-	{ __ATTR(writes_refused, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, writes_refused) },
-	{ __ATTR(cancelled, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, cancelled) },
-	{ __ATTR(cancels_stale, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, cancels_stale) },
-	{ __ATTR(posting_waits, 0444, rift_srv_stat_show, NULL),
-	  offsetof(struct rift_srv_stats, posting_waits) },
+	RIFT_STAT_ATTR(rkey_rotations, struct rift_srv_stats, rkey_rotations),
+	RIFT_STAT_ATTR(writes_refused, struct rift_srv_stats, writes_refused),
+	RIFT_STAT_ATTR(cancelled, struct rift_srv_stats, cancelled),
+	RIFT_STAT_ATTR(cancels_stale, struct rift_srv_stats, cancels_stale),
+	RIFT_STAT_ATTR(posting_waits, struct rift_srv_stats, posting_waits),
 };
 
-static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&to_path(kobj)->inflight));
-}
-
-static struct kobj_attribute rift_srv_stat_inflight = __ATTR_RO(inflight);
-
-/* One entry per element of rift_srv_stat_counters[], checked below. */
 static struct attribute *rift_srv_stats_attrs[] = {
 	&rift_srv_stat_counters[0].attr.attr,
 	&rift_srv_stat_counters[1].attr.attr,
 	&rift_srv_stat_counters[2].attr.attr,
 	&rift_srv_stat_counters[3].attr.attr,
 	&rift_srv_stat_counters[4].attr.attr,
-	&rift_srv_stat_counters[5].attr.attr,
-	&rift_srv_stat_counters[6].attr.attr,
-	&rift_srv_stat_counters[7].attr.attr,
-	&rift_srv_stat_counters[8].attr.attr,
-	&rift_srv_stat_counters[9].attr.attr,
-	&rift_srv_stat_inflight.attr,
 	NULL,
 };
 
-static_assert(ARRAY_SIZE(rift_srv_stats_attrs) == ARRAY_SIZE(rift_srv_stat_counters) + 2);
+/* A counter added above must be listed there too. */
+static_assert(ARRAY_SIZE(rift_srv_stats_attrs) == ARRAY_SIZE(rift_srv_stat_counters) + 1);
+/* rift-core's files read the counters both roles have from the start. */
+static_assert(offsetof(struct rift_srv_stats, base) == 0);
 
+/* Merged into rift-core's stats/ (rift_path_stats_group). */
 static const struct attribute_group rift_srv_stats_group = {
 	.name = "stats",
 	.attrs = rift_srv_stats_attrs,
@@ -310,8 +269,8 @@ static const struct attribute_group rift_srv_stats_group = {
 /* What both roles' paths show (rift-core), then what a server's adds. */
 const struct attribute_group *rift_srv_path_groups[] = {
 	&rift_path_base_group,
+	&rift_path_stats_group,
 	&rift_srv_path_group,
-	&rift_srv_stats_group,
 	NULL,
 };
 
@@ -336,6 +295,12 @@ int rift_srv_path_sysfs_add(struct rift_srv_path *path)
 	err = kobject_add(&path->base.kobj, sess->paths_kobj, "%s", path->base.name);
 	if (err)
 		return err;
+	/* Into the stats/ that rift_path_stats_group, a default group, made. */
+	err = sysfs_merge_group(&path->base.kobj, &rift_srv_stats_group);
+	if (err) {
+		kobject_del(&path->base.kobj);
+		return err;
+	}
 	path->in_sysfs = true;
 	return 0;
 }

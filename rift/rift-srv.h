@@ -29,7 +29,7 @@
  *    ULP therefore hears of the end only once the last path is gone and
  *    every op of every path has been answered.
  *
- * Locking order: ctx->lock, sess->lock, path->lock.  Control work (INFO,
+ * Locking order: ctx->lock, sess->lock, path->base.lock.  Control work (INFO,
  * close, session release) runs on one ordered workqueue, which serialises
  * it and lets sysfs names be checked without further locks.
  */
@@ -284,11 +284,9 @@ struct rift_srv_con {
 
 /**
  * struct rift_srv_stats - per-CPU path counters
- * @reqs_read: read requests received
- * @reqs_write: write requests received
- * @bytes_read: payload bytes of reads
- * @bytes_write: payload bytes of writes
- * @errors: requests answered with an error
+ * @base: those a client path has too (requests received and their
+ *	payload bytes, requests answered with an error); first, so that
+ *	rift-core's stats files find them
  * @rkey_rotations: chunk MRs invalidated and registered again under a new
  *	rkey (always-invalidate)
  * @cancelled: requests answered after the client cancelled them
@@ -301,24 +299,22 @@ struct rift_srv_con {
  *	out and invalidated
  */
 struct rift_srv_stats {
-	u64	reqs_read;
-	u64	reqs_write;
-	u64	bytes_read;
-	u64	bytes_write;
-	u64	errors;
-	u64	rkey_rotations;
-	u64	writes_refused;
-	u64	cancelled;
-	u64	cancels_stale;
-	u64	posting_waits;
+	struct rift_path_stats	base;
+	u64			rkey_rotations;
+	u64			writes_refused;
+	u64			cancelled;
+	u64			cancels_stale;
+	u64			posting_waits;
 };
 
 /**
  * struct rift_srv_path - one instance of a client path
  * @base: name ("<client addr>@<server addr:port>"), addresses (source: the
  *	client's), RDMA device name (kept for sysfs past the device's
- *	lifetime) and port, and the directory
- *	/sys/class/rift-server/<sess>/paths/<name>/
+ *	lifetime) and port, the directory
+ *	/sys/class/rift-server/<sess>/paths/<name>/, the lock (guards
+ *	@state, the connections' states, @info_rcvd, @info_len,
+ *	@base.last_error) and the requests at the ULP
  * @entry: in the session's path list
  * @sess: owning session
  * @uuid: path identity chosen by the client
@@ -327,8 +323,7 @@ struct rift_srv_stats {
  * @con_cnt: connections
  * @queue_depth: chunks granted to this path, at most the session's
  * @created_sess: the session was created for this path (CON_RSP flag)
- * @state: see enum rift_srv_path_state; guarded by @lock
- * @lock: guards @state, the connections' states, @info_rcvd, @info_len
+ * @state: see enum rift_srv_path_state; guarded by @base.lock
  * @info_rcvd: INFO_REQ arrived
  * @info_len: its length
  * @refused: the INFO_RSP refuses the path; close once it is sent
@@ -362,8 +357,7 @@ struct rift_srv_stats {
  * @close_work: tears the path down
  * @free_work: frees the path's memory once the last reference is gone
  * @setup_work: closes a path stuck before CONNECTED
- * @stats: counters
- * @inflight: requests at the ULP
+ * @stats: counters (@base.stats too)
  * @hb_work: heartbeat tick while CONNECTED
  * @hb: heartbeats; interval and silent ticks as announced in INFO_RSP
  */
@@ -381,7 +375,6 @@ struct rift_srv_path {
 	struct list_head		pending_entry;
 	u32				setup_timeout_ms;
 	enum rift_srv_path_state	state;
-	spinlock_t			lock;	/* state, con states, info_rcvd */
 	bool				info_rcvd;
 	u32				info_len;
 	bool				refused;
@@ -412,7 +405,6 @@ struct rift_srv_path {
 	struct work_struct		free_work;
 	struct delayed_work		setup_work;
 	struct rift_srv_stats __percpu	*stats;
-	atomic_t			inflight;
 	struct delayed_work		hb_work;
 	struct rift_hb			hb;
 };
@@ -510,6 +502,7 @@ void rift_srv_sess_close(struct rift_srv_sess *sess, struct rift_srv_path *excep
 const char *rift_srv_sess_state_str(enum rift_srv_sess_state s);
 const char *rift_srv_path_state_str(enum rift_srv_path_state s);
 const char *rift_srv_con_state_str(enum rift_srv_con_state s);
+const char *rift_srv_path_base_state_str(struct rift_path_base *base);
 const char *rift_srv_sess_label(struct rift_srv_sess *sess);
 bool rift_srv_sess_change_state(struct rift_srv_sess *sess,
 				enum rift_srv_sess_state new);

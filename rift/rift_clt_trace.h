@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Rift client tracepoints: every rdma_cm event of a connection, every
- * reconnect delay drawn, every heartbeat tick and every progress tick
- * that found an IO connection stalled (path state changes are
- * rift:rift_state, shared with the server).  Enable with
+ * Rift client tracepoints: every reconnect delay drawn and every progress
+ * tick that found an IO connection stalled (path state changes, rdma_cm
+ * events and heartbeat ticks are rift:rift_state, rift:rift_con_event and
+ * rift:rift_hb_tick, shared with the server).  Enable with
  * echo 1 > /sys/kernel/tracing/events/rift_clt/enable
  */
 #undef TRACE_SYSTEM
@@ -13,27 +13,6 @@
 #define _RIFT_CLT_TRACE_H
 
 #include <linux/tracepoint.h>
-
-TRACE_EVENT(rift_clt_con_event,
-	    TP_PROTO(const char *sess, const char *path, u16 con, int event,
-		     int status),
-	    TP_ARGS(sess, path, con, event, status),
-	    TP_STRUCT__entry(__string(sess, sess)
-			     __string(path, path)
-			     __field(u16, con)
-			     __field(int, event)
-			     __string(msg, rdma_event_msg(event))
-			     __field(int, status)),
-	    TP_fast_assign(__assign_str(sess, sess);
-			   __assign_str(path, path);
-			   __entry->con = con;
-			   __entry->event = event;
-			   __assign_str(msg, rdma_event_msg(event));
-			   __entry->status = status;),
-	    /* The name is copied: the trace buffer outlives ib_core's strings. */
-	    TP_printk("%s/%s con %u: %s (%d)", __get_str(sess), __get_str(path),
-		      __entry->con, __get_str(msg), __entry->status)
-);
 
 TRACE_EVENT(rift_clt_path_backoff,
 	    TP_PROTO(const char *sess, const char *path, u32 attempt, u64 delay_ms),
@@ -48,23 +27,6 @@ TRACE_EVENT(rift_clt_path_backoff,
 			   __entry->delay_ms = delay_ms;),
 	    TP_printk("%s/%s: reconnect attempt %u in %llu ms", __get_str(sess),
 		      __get_str(path), __entry->attempt, __entry->delay_ms)
-);
-
-TRACE_EVENT(rift_clt_hb_tick,
-	    TP_PROTO(const char *sess, const char *path, u32 missed, u32 late_ms),
-	    TP_ARGS(sess, path, missed, late_ms),
-	    TP_STRUCT__entry(__string(sess, sess)
-			     __string(path, path)
-			     __field(u32, missed)
-			     __field(u32, late_ms)),
-	    TP_fast_assign(__assign_str(sess, sess);
-			   __assign_str(path, path);
-			   __entry->missed = missed;
-			   __entry->late_ms = late_ms;),
-	    /* late_ms: how far the tick ran behind its deadline. */
-	    TP_printk("%s/%s: heartbeat tick, %u silent, %u ms late",
-		      __get_str(sess), __get_str(path), __entry->missed,
-		      __entry->late_ms)
 );
 
 TRACE_EVENT(rift_clt_stall,

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Rift tracepoints shared by both roles: every state change of every
- * state machine (client paths; server sessions, paths and connections).
+ * state machine (client paths; server sessions, paths and connections),
+ * every rdma_cm event of a path's connection and every heartbeat tick of
+ * a path.  Defined once in rift-core (rift-core-sm.c), fired by either
+ * role, which names itself in the event.
  * Enable with echo 1 > /sys/kernel/tracing/events/rift/enable
  */
 #undef TRACE_SYSTEM
@@ -11,6 +14,7 @@
 #define _RIFT_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <rdma/rdma_cm.h>
 
 TRACE_EVENT(rift_state,
 	    TP_PROTO(const char *machine, const char *sess, const char *obj,
@@ -28,6 +32,50 @@ TRACE_EVENT(rift_state,
 			   __assign_str(to, to);),
 	    TP_printk("%s %s/%s: %s -> %s", __get_str(machine), __get_str(sess),
 		      __get_str(obj), __get_str(from), __get_str(to))
+);
+
+TRACE_EVENT(rift_con_event,
+	    TP_PROTO(const char *role, const char *sess, const char *path, u16 con,
+		     int event, int status),
+	    TP_ARGS(role, sess, path, con, event, status),
+	    TP_STRUCT__entry(__string(role, role)
+			     __string(sess, sess)
+			     __string(path, path)
+			     __field(u16, con)
+			     __field(int, event)
+			     __string(msg, rdma_event_msg(event))
+			     __field(int, status)),
+	    TP_fast_assign(__assign_str(role, role);
+			   __assign_str(sess, sess);
+			   __assign_str(path, path);
+			   __entry->con = con;
+			   __entry->event = event;
+			   __assign_str(msg, rdma_event_msg(event));
+			   __entry->status = status;),
+	    /* The name is copied: the trace buffer outlives ib_core's strings. */
+	    TP_printk("%s %s/%s con %u: %s (%d)", __get_str(role), __get_str(sess),
+		      __get_str(path), __entry->con, __get_str(msg),
+		      __entry->status)
+);
+
+TRACE_EVENT(rift_hb_tick,
+	    TP_PROTO(const char *role, const char *sess, const char *path,
+		     u32 missed, u32 late_ms),
+	    TP_ARGS(role, sess, path, missed, late_ms),
+	    TP_STRUCT__entry(__string(role, role)
+			     __string(sess, sess)
+			     __string(path, path)
+			     __field(u32, missed)
+			     __field(u32, late_ms)),
+	    TP_fast_assign(__assign_str(role, role);
+			   __assign_str(sess, sess);
+			   __assign_str(path, path);
+			   __entry->missed = missed;
+			   __entry->late_ms = late_ms;),
+	    /* late_ms: how far the tick ran behind its deadline. */
+	    TP_printk("%s %s/%s: heartbeat tick, %u silent, %u ms late",
+		      __get_str(role), __get_str(sess), __get_str(path),
+		      __entry->missed, __entry->late_ms)
 );
 
 #endif /* _RIFT_TRACE_H */

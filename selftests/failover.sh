@@ -164,7 +164,7 @@ sleep 3
 [ -d $T/events ] || mount -t tracefs nodev $T
 echo > $T/trace
 echo 1 > $T/events/rift/rift_state/enable
-echo 1 > $T/events/rift_clt/rift_clt_hb_tick/enable
+echo 1 > $T/events/rift/rift_hb_tick/enable
 qc=$T/events/qdisc/qdisc_create/enable
 [ -f $qc ] && echo 1 > $qc
 tc qdisc add dev riftb1 root netem loss 100%
@@ -173,7 +173,7 @@ t0=$(rift_now_ms)
 ktap_check "netem loss 100% on link 1: path 1 declared failed" \
 	rift_wait_until 15 eval "[ \"\$(rift_path_state $S $RIFT_P1)\" != connected ]"
 sh_ms=$(($(rift_now_ms) - t0))
-echo 0 > $T/events/rift_clt/rift_clt_hb_tick/enable
+echo 0 > $T/events/rift/rift_hb_tick/enable
 echo 0 > $T/events/rift/rift_state/enable
 [ -f $qc ] && echo 0 > $qc
 cp $T/trace "$RIFT_OUT/failover-silent.trace"
@@ -191,8 +191,8 @@ read -r ms ticks late from rx rms <<< "$(awk -v p="$S/$RIFT_P1: " '
 	/qdisc_create: dev=riftb1 kind=netem/ && t0 == "" { t0 = ts(); r = t0; from = "qdisc_create"; next }
 	/rift-failover-loss-on/ && t0 == "" { t0 = ts(); r = t0; from = "marker"; next }
 	t0 == "" || !index($0, p) { next }
-	/rift_clt_hb_tick:/ && / 0 silent,/ { rx++; n = 0; l = 0; r = ts(); next }
-	/rift_clt_hb_tick:/ { n++; match($0, /[0-9]+ ms late/); l += substr($0, RSTART, RLENGTH - 8) + 0; next }
+	/rift_hb_tick: client / && / 0 silent,/ { rx++; n = 0; l = 0; r = ts(); next }
+	/rift_hb_tick: client / { n++; match($0, /[0-9]+ ms late/); l += substr($0, RSTART, RLENGTH - 8) + 0; next }
 	index($0, p "connected -> ") { printf "%d %d %d %s %d %d\n", (ts() - t0) * 1000, n, l, from, rx + 0, (ts() - r) * 1000; exit }' \
 	"$RIFT_OUT/failover-silent.trace")"
 lim=$((HB * MISSED))

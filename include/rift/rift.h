@@ -181,7 +181,6 @@ struct rift_permit *rift_clt_get_permit(struct rift_clt_sess *sess,
 					enum rift_wait wait);
 void rift_clt_put_permit(struct rift_clt_sess *sess,
 			 struct rift_permit *permit);
-void *rift_permit_to_pdu(struct rift_permit *permit);
 void rift_permit_set_poll(struct rift_permit *permit, unsigned int idx);
 int rift_clt_poll(struct rift_clt_sess *sess, unsigned int idx);
 int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
