@@ -71,6 +71,25 @@ server()
 	ktap_check "server $INC: modules unloaded" eval '! rift_loaded rift/rift-core'
 }
 
+# diag_sample FILE: every 5 s, one block of the client's path state, NIC
+# counters, neighbour entry of the server and tasks in D state.
+diag_sample()
+{
+	local n=/sys/class/net/eth0
+
+	while :; do
+		{
+			echo "== $(rift_now_ms) path $(rift_path_state $S "$P" 2>/dev/null)" \
+			     "tx_packets $(cat $n/statistics/tx_packets) tx_dropped $(cat $n/statistics/tx_dropped)" \
+			     "rx_packets $(cat $n/statistics/rx_packets) tx_timeout $(cat $n/queues/tx-0/tx_timeout 2>/dev/null)" \
+			     "qdisc_backlog '$(tc -s qdisc show dev eth0 2>/dev/null | grep -o 'backlog [^ ]* [^ ]*' | head -n 1)'"
+			ip neigh show $SRV
+			ps -eo pid,stat,wchan:32,comm | awk '$2 ~ /^D/'
+		} >> "$1" 2>&1
+		sleep 5
+	done
+}
+
 riftblk_srv_sessions()
 {
 	ls /sys/class/rift-server 2>/dev/null | wc -l
@@ -113,6 +132,10 @@ client()
 	riftblk_sample "$dev" "$OUT/samples" &
 	smp=$!
 	defer kill $smp
+	# What the client's link and tasks do around each kill, every 5 s:
+	# read when a kill goes wrong (results/soak_kill/diag).
+	diag_sample "$OUT/diag" &
+	defer kill $!
 
 	# A kill only while a whole one (the replacement's boot, about a minute,
 	# and the reconnect) fits before fio's end.
