@@ -136,6 +136,7 @@ client()
 	# read when a kill goes wrong (results/soak_kill/diag).
 	diag_sample "$OUT/diag" &
 	defer kill $!
+	defer eval "dmesg > '$OUT/client.dmesg'"
 
 	# A kill only while a whole one (the replacement's boot, about a minute,
 	# and the reconnect) fits before fio's end.
@@ -156,6 +157,8 @@ client()
 		[ $ms -le $max_out ] || max_out=$ms
 		ktap_info "client: kill $kills: server $inc serving again $((ms / 1000)) s after the kill was asked for"
 	done
+	# The blocked tasks' stacks, into the kernel log (saved at the end).
+	[ -z "$why" ] || echo w > /proc/sysrq-trigger
 	[ -z "$why" ] || ktap_info "client: kills stopped: $why"
 	ktap_check "client: every kill done, the device back after each" test -z "$why"
 	ktap_check "client: fio still running after the last kill" kill -0 $fio_pid
