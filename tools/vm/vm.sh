@@ -85,6 +85,11 @@ udp:*:*)
 	# Connectionless, so either VM can die and be replaced.
 	netargs=(-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport")
 	;;
+tap:*)
+	# A tap device on a host bridge (run-selftests.sh, RIFT_VM_LINK=bridge):
+	# the kernel's bridge forwards between the VMs, as a switch would.
+	netargs=(-netdev "tap,id=n0,ifname=${net#tap:},script=no,downscript=no")
+	;;
 *) vm_die "bad --net $net" ;;
 esac
 netargs+=(-device "virtio-net-pci,netdev=n0,mac=$mac")
