@@ -97,12 +97,33 @@ make -s -C "$RIFT_TOP/tools/riftctl" >>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; vm_die "riftctl build failed"; }
 
 # Kill VM NAME once the test it reports as running is overdue.
+# RIFT_VM_DIAG=1: every 10 s, the VM's virtio-net queue indexes as qemu
+# sees them (rx 0, tx 1), read through its monitor socket into
+# results/virtio-NAME.log.  When a guest's transmit counters freeze, they
+# tell a guest that stopped queueing or notifying (avail index still)
+# from a qemu that stopped consuming (avail ahead of last_avail).
+virtio_sample()
+{
+	local mon q
+	mon=$(cat "$out/mon-$1.path" 2>/dev/null) && [ -S "$mon" ] || return 0
+	{
+		echo "# $(date +%T) $1"
+		for q in 0 1; do
+			timeout 10 "$RIFT_TOP/tools/vm/hmp.py" "$mon" \
+				"info virtio-queue-status /machine/peripheral/nic0/virtio-backend $q" |
+				grep -E 'queue_index|inuse|used_idx|avail_idx|signalled|used_wrap'
+		done
+	} >> "$out/results/virtio-$1.log" 2>&1
+}
+
 watch_vm()
 {
 	local name=$1 role=$2 vmpid=$3 cur t tmo started pid key seen= t0=$SECONDS
 	rm -f "$out/$name.boot-hang"
 	while kill -0 "$vmpid" 2>/dev/null; do
 		sleep 2
+		[ -z "${RIFT_VM_DIAG:-}" ] || [ $(( (SECONDS - t0) % 10 )) -ge 2 ] ||
+			virtio_sample "$name"
 		cur="$out/current.$role"
 		# A guest that has not begun its first test BOOT_GRACE after it
 		# started hangs in its boot (seen under TCG on a loaded host: the
