@@ -109,9 +109,8 @@ virtio_sample()
 	{
 		echo "# $(date +%T) $1"
 		for q in 0 1; do
-			timeout 10 "$RIFT_TOP/tools/vm/hmp.py" "$mon" \
-				"info virtio-queue-status /machine/peripheral/nic0/virtio-backend $q" |
-				grep -E 'queue_index|inuse|used_idx|avail_idx|signalled|used_wrap'
+			timeout 10 "$RIFT_TOP/tools/vm/hmp.py" --vq "$mon" \
+				/machine/peripheral/nic0/virtio-backend $q
 		done
 	} >> "$out/results/virtio-$1.log" 2>&1
 }
