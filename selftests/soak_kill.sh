@@ -57,6 +57,8 @@ server()
 	ktap_check "server $INC: rxe on eth0" rift_rxe_eth0 $SRV
 	ktap_check "server $INC: rift and riftblk server modules load, /dev/vda exported" srv_up
 	rift_sync_post $T.ready$INC 1
+	diag_sample "$RIFT_OUT/$T.server$INC.diag" $CLT &
+	defer kill $!
 	# Until the client asks for this VM's power loss, or is done.
 	rift_wait_until $((SECS + 900)) eval "[ -e '$RIFT_OUT/sync/$T.kill$INC' ] ||
 					       [ -e '$RIFT_OUT/sync/$T.done' ]"
@@ -69,6 +71,28 @@ server()
 	ktap_check "server $INC: the client is done" test -e "$RIFT_OUT/sync/$T.done"
 	__rift_run_deferred
 	ktap_check "server $INC: modules unloaded" eval '! rift_loaded rift/rift-core'
+}
+
+# diag_sample FILE PEER: every 5 s, one block of the client's path state
+# (on the client), NIC counters and interrupts, neighbour entry of the
+# peer and tasks in D state.
+diag_sample()
+{
+	local n=/sys/class/net/eth0
+
+	while :; do
+		{
+			echo "== $(rift_now_ms) path $(rift_path_state $S "$P" 2>/dev/null)" \
+			     "tx_packets $(cat $n/statistics/tx_packets) tx_dropped $(cat $n/statistics/tx_dropped)" \
+			     "rx_packets $(cat $n/statistics/rx_packets) tx_timeout $(cat $n/queues/tx-0/tx_timeout 2>/dev/null)" \
+			     "qdisc_backlog '$(tc -s qdisc show dev eth0 2>/dev/null | grep -o 'backlog [^ ]* [^ ]*' | head -n 1)'"
+			ip neigh show "$2"
+			# The NIC's interrupts: do transmit completions still come?
+			grep -E 'virtio0|eth0' /proc/interrupts | awk '{ $1 = $1; print "irq " $0 }'
+			ps -eo pid,stat,wchan:32,comm | awk '$2 ~ /^D/'
+		} >> "$1" 2>&1
+		sleep 5
+	done
 }
 
 riftblk_srv_sessions()
@@ -113,6 +137,11 @@ client()
 	riftblk_sample "$dev" "$OUT/samples" &
 	smp=$!
 	defer kill $smp
+	# What the client's link and tasks do around each kill, every 5 s:
+	# read when a kill goes wrong (results/soak_kill/diag).
+	diag_sample "$OUT/diag" $SRV &
+	defer kill $!
+	defer eval "dmesg > '$OUT/client.dmesg'"
 
 	# A kill only while a whole one (the replacement's boot, about a minute,
 	# and the reconnect) fits before fio's end.
@@ -133,6 +162,8 @@ client()
 		[ $ms -le $max_out ] || max_out=$ms
 		ktap_info "client: kill $kills: server $inc serving again $((ms / 1000)) s after the kill was asked for"
 	done
+	# The blocked tasks' stacks, into the kernel log (saved at the end).
+	[ -z "$why" ] || echo w > /proc/sysrq-trigger
 	[ -z "$why" ] || ktap_info "client: kills stopped: $why"
 	ktap_check "client: every kill done, the device back after each" test -z "$why"
 	ktap_check "client: fio still running after the last kill" kill -0 $fio_pid

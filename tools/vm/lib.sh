@@ -87,8 +87,8 @@ vm_initrd()
 		chmod +x "$r/sbin/modprobe-host"
 		cp "$RIFT_TOP/tools/vm/guest-init" "$r/init"
 		chmod +x "$r/init"
-		(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1 > "$f.tmp")
-		mv "$f.tmp" "$f"
+		(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1 > "$f.tmp.$$")
+		mv "$f.tmp.$$" "$f"
 		rm -rf "$r"
 	fi
 	echo "$f"

@@ -97,12 +97,32 @@ make -s -C "$RIFT_TOP/tools/riftctl" >>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; vm_die "riftctl build failed"; }
 
 # Kill VM NAME once the test it reports as running is overdue.
+# RIFT_VM_DIAG=1: every 10 s, the VM's virtio-net queue indexes as qemu
+# sees them (rx 0, tx 1), read through its monitor socket into
+# results/virtio-NAME.log.  When a guest's transmit counters freeze, they
+# tell a guest that stopped queueing or notifying (avail index still)
+# from a qemu that stopped consuming (avail ahead of last_avail).
+virtio_sample()
+{
+	local mon q
+	mon=$(cat "$out/mon-$1.path" 2>/dev/null) && [ -S "$mon" ] || return 0
+	{
+		echo "# $(date +%T) $1"
+		for q in 0 1; do
+			timeout 10 "$RIFT_TOP/tools/vm/hmp.py" --vq "$mon" \
+				/machine/peripheral/nic0/virtio-backend $q
+		done
+	} >> "$out/results/virtio-$1.log" 2>&1
+}
+
 watch_vm()
 {
 	local name=$1 role=$2 vmpid=$3 cur t tmo started pid key seen= t0=$SECONDS
 	rm -f "$out/$name.boot-hang"
 	while kill -0 "$vmpid" 2>/dev/null; do
 		sleep 2
+		[ -z "${RIFT_VM_DIAG:-}" ] || [ $(( (SECONDS - t0) % 10 )) -ge 2 ] ||
+			virtio_sample "$name"
 		cur="$out/current.$role"
 		# A guest that has not begun its first test BOOT_GRACE after it
 		# started hangs in its boot (seen under TCG on a loaded host: the
@@ -241,12 +261,12 @@ while [ ${#todo[@]} -gt 0 ]; do
 	todo=("${rest[@]}")
 done
 
-# server_vms TEST SPORT CPORT TMO: the server VM of two-VM test TEST, and
+# server_vms TEST NET TMO: the server VM of two-VM test TEST, and
 # the replacements its test asks for (see the top of this file).  Returns
 # once the last incarnation has ended and has been reaped.
 server_vms()
 {
-	local t=$1 sport=$2 cport=$3 tmo=$4 max inc=1 name pid wpid qpid
+	local t=$1 snet=$2 tmo=$3 max inc=1 name pid wpid qpid
 	local deadline=$((SECONDS + tmo)) left killed_ms last_kill_ms booted rec
 	local kill=$out/sync/$t.kill-server
 	max=$(testmeta_get "$st/$t.sh" server-restarts)
@@ -265,7 +285,7 @@ server_vms()
 		left=$((deadline - SECONDS))
 		[ $left -ge 30 ] || left=30
 		"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$name" --smp 1 \
-			--net "udp:$sport:$cport" --mac 52:54:00:00:00:01 --timeout "$left" \
+			--net "$snet" --mac 52:54:00:00:00:01 --timeout "$left" \
 			"${diskargs[@]}" -- \
 			env RIFT_INCARNATION=$inc tools/vm/guest-selftests.sh server "$t" \
 			2> "$out/vm-$name.stderr" &
@@ -326,14 +346,52 @@ server_vms()
 	done
 }
 
+# The two VMs' link: by default a pair of UDP sockets on the host
+# (qemu's socket netdev: no privileges needed).  RIFT_VM_LINK=bridge puts
+# each VM on a tap device of a host bridge instead (needs /dev/net/tun and
+# CAP_NET_ADMIN), for the soak: under minutes of RDMA traffic a VM's
+# virtio-net transmit queue was seen to stop for good over the UDP link
+# (NETDEV WATCHDOG in soak_kill, on the server and on the client).
+link_br=
+link_up()
+{
+	if [ "${RIFT_VM_LINK:-udp}" = bridge ]; then
+		link_br=rb$$
+		ip link add "$link_br" type bridge || return 1
+		sysctl -qw "net.ipv6.conf.$link_br.disable_ipv6=1" 2>/dev/null
+		ip link set "$link_br" up || return 1
+		for tp in rs$$ rc$$; do
+			ip tuntap add dev "$tp" mode tap || return 1
+			sysctl -qw "net.ipv6.conf.$tp.disable_ipv6=1" 2>/dev/null
+			ip link set "$tp" master "$link_br" up || return 1
+		done
+		snet=tap:rs$$
+		cnet=tap:rc$$
+	else
+		sport=$(vm_free_port)
+		cport=$(vm_free_port)
+		snet=udp:$sport:$cport
+		cnet=udp:$cport:$sport
+	fi
+}
+
+link_down()
+{
+	[ -n "$link_br" ] || return 0
+	ip link del "rs$$" 2>/dev/null
+	ip link del "rc$$" 2>/dev/null
+	ip link del "$link_br" 2>/dev/null
+	link_br=
+}
+trap link_down EXIT
+
 for t in "${two[@]}"; do
-	sport=$(vm_free_port)
-	cport=$(vm_free_port)
+	link_up || vm_die "cannot set up the VMs' link (RIFT_VM_LINK=${RIFT_VM_LINK:-udp})"
 	tmo=$(total_timeout "$t")
-	server_vms "$t" "$sport" "$cport" "$tmo" &
+	server_vms "$t" "$snet" "$tmo" &
 	spid=$!
 	"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$t-client" --smp 1 \
-		--net "udp:$cport:$sport" --mac 52:54:00:00:00:02 --timeout "$tmo" -- \
+		--net "$cnet" --mac 52:54:00:00:00:02 --timeout "$tmo" -- \
 		tools/vm/guest-selftests.sh client "$t" &
 	cpid=$!
 	watch_vm "$t-client" client "$cpid"
@@ -345,6 +403,7 @@ for t in "${two[@]}"; do
 	[ -f "$out/current.client" ] && cur=1
 	reap_vm "$t-client" client
 	vm_ended "$t-client" client "$vmrc" "$cur"
+	link_down
 	for r in server client; do
 		[ -f "$out/results/$t.$r.rc" ] || {
 			echo 125 > "$out/results/$t.$r.rc"

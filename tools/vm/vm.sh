@@ -85,21 +85,43 @@ udp:*:*)
 	# Connectionless, so either VM can die and be replaced.
 	netargs=(-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport")
 	;;
+tap:*)
+	# A tap device on a host bridge (run-selftests.sh, RIFT_VM_LINK=bridge):
+	# the kernel's bridge forwards between the VMs, as a switch would.
+	netargs=(-netdev "tap,id=n0,ifname=${net#tap:},script=no,downscript=no")
+	;;
 *) vm_die "bad --net $net" ;;
 esac
-netargs+=(-device "virtio-net-pci,netdev=n0,mac=$mac")
+# The NIC: virtio-net by default.  RIFT_VM_NIC=virtio-timer makes qemu
+# send the guest's packets from a timer rather than on each notification,
+# RIFT_VM_NIC=e1000 emulates an Intel NIC instead: ways round a transmit
+# queue that stops (soak_kill, see tools/vm/hmp.py for reading it).
+case "${RIFT_VM_NIC:-virtio}" in
+virtio) nic=virtio-net-pci ;;
+virtio-timer) nic=virtio-net-pci,tx=timer ;;
+e1000) nic=e1000 ;;
+*) vm_die "bad RIFT_VM_NIC ${RIFT_VM_NIC}" ;;
+esac
+netargs+=(-device "$nic,netdev=n0,id=nic0,mac=$mac")
 [ -z "$disk" ] || netargs+=(-drive "file=$disk,format=raw,if=virtio,cache=writeback")
 
 # log_buf_len: the default 128 KiB ring wraps within one cycle test
 # under a flood of info messages, and a WARNING early in the test would
 # be gone before the harness reads the log after it.
 log="$out/console-$name.log"
+# A human-monitor socket (tools/vm/hmp.py), to read a wedged guest's
+# devices from the host.  Under /tmp: a unix socket path is limited to
+# 108 bytes and results directories are deeper than that.
+mon=/tmp/rift-mon-$$-$name.sock
+echo "$mon" > "$out/mon-$name.path"
+trap 'rm -f "$mon"' EXIT
 rc=0
 timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -display none \
 	-machine pc -smp "$smp" -m "$mem" \
 	-kernel "$kimage" -initrd "$initrd" \
 	-append "console=ttyS0 loglevel=5 log_buf_len=16M panic=-1 ${slub:+slub_debug=$slub} $dbgargs riftvm=$name $append" \
 	-serial "file:$log" -no-reboot -pidfile "$out/qemu-$name.pid" \
+	-monitor "unix:$mon,server=on,wait=off" \
 	"${netargs[@]}" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$RIFT_TOP,mount_tag=rift,security_model=none,readonly=on,multidevs=remap" \
