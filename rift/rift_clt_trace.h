@@ -12,6 +12,7 @@
 #define _RIFT_CLT_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <rift/rift-compat.h>
 
 TRACE_EVENT(rift_clt_con_event,
 	    TP_PROTO(const char *sess, const char *path, u16 con, int event,
@@ -23,11 +24,11 @@ TRACE_EVENT(rift_clt_con_event,
 			     __field(int, event)
 			     __string(msg, rdma_event_msg(event))
 			     __field(int, status)),
-	    TP_fast_assign(__assign_str(sess, sess);
-			   __assign_str(path, path);
+	    TP_fast_assign(rift_assign_str(sess, sess);
+			   rift_assign_str(path, path);
 			   __entry->con = con;
 			   __entry->event = event;
-			   __assign_str(msg, rdma_event_msg(event));
+			   rift_assign_str(msg, rdma_event_msg(event));
 			   __entry->status = status;),
 	    /* The name is copied: the trace buffer outlives ib_core's strings. */
 	    TP_printk("%s/%s con %u: %s (%d)", __get_str(sess), __get_str(path),
@@ -41,8 +42,8 @@ TRACE_EVENT(rift_clt_path_backoff,
 			     __string(path, path)
 			     __field(u32, attempt)
 			     __field(u64, delay_ms)),
-	    TP_fast_assign(__assign_str(sess, sess);
-			   __assign_str(path, path);
+	    TP_fast_assign(rift_assign_str(sess, sess);
+			   rift_assign_str(path, path);
 			   __entry->attempt = attempt;
 			   __entry->delay_ms = delay_ms;),
 	    TP_printk("%s/%s: reconnect attempt %u in %llu ms", __get_str(sess),
@@ -56,8 +57,8 @@ TRACE_EVENT(rift_clt_hb_tick,
 			     __string(path, path)
 			     __field(u32, missed)
 			     __field(u32, late_ms)),
-	    TP_fast_assign(__assign_str(sess, sess);
-			   __assign_str(path, path);
+	    TP_fast_assign(rift_assign_str(sess, sess);
+			   rift_assign_str(path, path);
 			   __entry->missed = missed;
 			   __entry->late_ms = late_ms;),
 	    /* late_ms: how far the tick ran behind its deadline. */

@@ -11,6 +11,7 @@
 #define _RIFT_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <rift/rift-compat.h>
 
 TRACE_EVENT(rift_state,
 	    TP_PROTO(const char *machine, const char *sess, const char *obj,
@@ -21,11 +22,11 @@ TRACE_EVENT(rift_state,
 			     __string(obj, obj)
 			     __string(from, from)
 			     __string(to, to)),
-	    TP_fast_assign(__assign_str(machine, machine);
-			   __assign_str(sess, sess);
-			   __assign_str(obj, obj);
-			   __assign_str(from, from);
-			   __assign_str(to, to);),
+	    TP_fast_assign(rift_assign_str(machine, machine);
+			   rift_assign_str(sess, sess);
+			   rift_assign_str(obj, obj);
+			   rift_assign_str(from, from);
+			   rift_assign_str(to, to);),
 	    TP_printk("%s %s/%s: %s -> %s", __get_str(machine), __get_str(sess),
 		      __get_str(obj), __get_str(from), __get_str(to))
 );
