@@ -1236,8 +1236,9 @@ void rift_clt_path_stop(struct rift_clt_path *path)
  * rift_clt_path_destroy() - tear down and free a stopped path
  * @path: path after rift_clt_path_stop() and the removal of its sysfs
  *
- * Safe on a path in any state.  The work items go first, then the
- * connections under ->conn_mutex.
+ * Only after those two steps, which stop failures, user writes and
+ * reconnects from queueing work; then safe on a path in any state.  The
+ * work items go first, then the connections under ->conn_mutex.
  */
 void rift_clt_path_destroy(struct rift_clt_path *path)
 {

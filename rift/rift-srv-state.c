@@ -4,8 +4,9 @@
  * the events every other file reports through them: a path fails, a
  * session closes, a path leaves setup.  Nothing here tears anything down;
  * a failed path's close work (rift-srv-conn.c) does, so any context may
- * report a failure.  Every file of the server calls into this one and
- * this one into none of them.
+ * report a failure.  Every file of the server above it calls into this
+ * one; this one calls only rift-srv-globals.c (its workqueue and log
+ * budget).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

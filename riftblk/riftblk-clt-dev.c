@@ -268,6 +268,8 @@ int riftblk_clt_dev_map(struct riftblk_clt_sess *sess,
 		spin_unlock_irq(&dev->state_lock);
 		mutex_unlock(&dev->lock);
 		del_gendisk(dev->disk);
+		/* An ESTALE in the partition scan may have queued it. */
+		cancel_delayed_work_sync(&dev->recover_work);
 		riftblk_clt_send_dev(dev->sess, RIFTBLK_MSG_CLOSE, dev->dev_id, NULL);
 		blk_mq_free_tag_set(&dev->tag_set);
 		kobject_put(&dev->kobj);

@@ -140,7 +140,8 @@ static void riftblk_clt_remap_end(struct riftblk_clt_dev *dev)
  * @dev: device
  * @iu: the request's data
  *
- * Called from the request's completion, in the transport's softirq.
+ * Called from the request's completion: in the transport's softirq, or
+ * in process context when a poll queue reaps it.
  */
 void riftblk_clt_park(struct riftblk_clt_dev *dev, struct riftblk_clt_iu *iu)
 {
