@@ -95,7 +95,7 @@ static void rift_clt_bounce_reg_done(struct ib_cq *cq, struct ib_wc *wc)
  * rift_clt_bounce_free() - drop a path instance's staging pages
  * @path: path whose connections are all closed (no WR can reach them)
  *
- * Safe to call twice and on a partial setup.
+ * Safe to call twice and on a partial setup.  Process context: may sleep.
  */
 void rift_clt_bounce_free(struct rift_clt_path *path)
 {
@@ -110,6 +110,8 @@ void rift_clt_bounce_free(struct rift_clt_path *path)
 		if (b->mrs[i])
 			ib_dereg_mr(b->mrs[i]);
 	for (i = 0; b->pages && i < b->nr; i++) {
+		/* Thousands of pages, each zeroed when init_on_free is on. */
+		cond_resched();
 		if (!b->pages[i])
 			continue;
 		if (b->dma && b->dma[i])
@@ -215,6 +217,8 @@ int rift_clt_bounce_setup(struct rift_clt_path *path)
 	for (i = 0; i < nr; i++) {
 		u64 dma;
 
+		/* Thousands of pages: let others run, also without preemption. */
+		cond_resched();
 		/* Zeroed: a read the server answers without data shows no old kernel memory. */
 		b->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		if (!b->pages[i])

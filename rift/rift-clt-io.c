@@ -181,12 +181,23 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 	/* Pairs with the release in rift_clt_reqs_init(). */
 	struct rift_clt_req *reqs = smp_load_acquire(&sess->reqs);
 	struct rift_clt_req *req;
+	unsigned long flags;
 
 	if (!reqs || imm->chunk >= sess->queue_depth) {
 		rift_clt_path_fail(con->path, "response names an unknown chunk");
 		return;
 	}
 	req = &reqs[imm->chunk];
+	/*
+	 * Its batch may be being posted right now, and its response may
+	 * come before the poster marks it POSTED: wait for the poster.  One
+	 * QUEUED after that was never sent, and the check below fails the path.
+	 */
+	if (atomic_read(&req->state) == RIFT_CLT_REQ_QUEUED &&
+	    READ_ONCE(req->con) == con) {
+		spin_lock_irqsave(&con->batch_lock, flags);
+		spin_unlock_irqrestore(&con->batch_lock, flags);
+	}
 	/*
 	 * The orphan bit is set before a timeout claims the request, so a
 	 * response that finds the request no longer POSTED sees the bit.
@@ -404,6 +415,8 @@ static void rift_clt_req_timeout(struct rift_clt_path *path,
 		rift_clt_path_fail(path, "cannot fence a timed-out request");
 }
 
+static void rift_clt_path_commit(struct rift_clt_path *path);
+
 /**
  * rift_clt_path_scan_timeouts() - time out what a path has held too long
  * @path: connected path, from its heartbeat tick
@@ -422,6 +435,13 @@ void rift_clt_path_scan_timeouts(struct rift_clt_path *path)
 	unsigned long now = jiffies;
 	u32 i;
 
+	/* A batch its ULP forgot to commit goes out a tick late, not never. */
+	if (atomic_read(&sess->nr_batched)) {
+		rcu_read_lock();
+		if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED)
+			rift_clt_path_commit(path);
+		rcu_read_unlock();
+	}
 	if (!tmo || !reqs || !atomic_read(&path->inflight) || !path->orphans)
 		return;
 	rcu_read_lock();
@@ -517,11 +537,11 @@ EXPORT_SYMBOL_GPL(rift_clt_poll);
  *
  * Nothing but a poller reaps a poll connection's CQ: a ULP that stopped
  * polling (its waiter gave up, or nothing of its own is in flight) would
- * strand the fence completions of timed-out requests, late responses,
- * responses to requests failed over from another path, and the answers
- * to progress probes.  The tick reaps whatever is there, so none is more
- * than a tick late; it runs before the probes look, so that an answer
- * waiting in the CQ counts as progress.
+ * strand the fence completions of timed-out requests, late responses and
+ * responses to requests failed over from another path.  The heartbeat
+ * tick reaps whatever is there, so none is more than a tick late.  (The
+ * progress tick polls a poll connection itself before it judges it
+ * stalled.)
  */
 void rift_clt_path_poll_tick(struct rift_clt_path *path)
 {
@@ -571,15 +591,29 @@ void rift_clt_path_release_orphans(struct rift_clt_path *path)
 void rift_clt_fail_inflight(struct rift_clt_con *con)
 {
 	struct rift_clt_sess *sess = con->path->sess;
+	struct rift_clt_req *req;
+	unsigned long flags;
 	bool park = false;
 	int old;
 	u32 i;
 
 	if (!sess->reqs)
 		return;
+	/*
+	 * A batch no one posted before the path failed (posting stops once
+	 * it is not connected) was never sent: it goes with the requests in
+	 * flight, to another path, and is posted there for the first time.
+	 */
+	spin_lock_irqsave(&con->batch_lock, flags);
+	for (req = con->batch_first; req; req = req->batch_next) {
+		atomic_set(&req->state, RIFT_CLT_REQ_POSTED);
+		atomic_dec(&sess->nr_batched);
+	}
+	con->batch_first = NULL;
+	con->batch_last = NULL;
+	spin_unlock_irqrestore(&con->batch_lock, flags);
 	for (i = 0; i < sess->queue_depth; i++) {
-		struct rift_clt_req *req = &sess->reqs[i];
-
+		req = &sess->reqs[i];
 		if (READ_ONCE(req->con) != con)
 			continue;
 		old = atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
@@ -780,7 +814,12 @@ static struct rift_clt_con *rift_clt_pick_con(struct rift_clt_path *path,
 	return &path->cons[1 + cpu % nr_io];
 }
 
-static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
+/*
+ * Build a request's WRs into its slot: data WRITEs or a read's REG_MR,
+ * then the header's WRITE WITH_IMM, linked from req->first_wr.  Nothing
+ * is posted here: rift_clt_con_queue() does, alone or with a batch.
+ */
+static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 {
 	struct rift_clt_con *con = req->con;
 	struct rift_clt_path *path = req->path;
@@ -790,22 +829,22 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 		.max_io_size = path->max_io_size,
 	};
 	const struct rift_rbuf *chunk = &path->chunks[req->permit_id];
-	struct ib_sge hdr_sge;
-	struct ib_rdma_wr hdr_wr = {};
-	struct ib_reg_wr reg_wr = {};
-	struct ib_send_wr *first = &hdr_wr.wr, **link = &first;
+	struct ib_rdma_wr *hdr_wr = &req->hdr_wr;
+	struct ib_reg_wr *reg_wr = &req->reg_wr;
+	struct ib_send_wr **link = &req->first_wr;
 	struct rift_rbuf seg;
 	struct rift_imm imm = {};
 	struct scatterlist *s;
 	u32 max_sge = con->c.max_send_sge;
-	u32 off, hdr_gap, nr_wr = 1;
+	u32 off, hdr_gap;
 	int n;
-	const struct ib_send_wr *bad = NULL;
 	bool inline_hdr;
 	int i;
 	int len, err;
 	__be32 imm_data;
 
+	memset(hdr_wr, 0, sizeof(*hdr_wr));
+	req->nr_wr = 1;
 	/* req->hdr starts with the ULP header, the descriptor follows it. */
 	if (req->bounced) {
 		rift_clt_bounce_seg(path, req->permit_id, req->data_len, &seg);
@@ -819,11 +858,12 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 			return n < 0 ? n : -EINVAL;
 		rift_mr_hide_iova(req->mr, 0);
 		ib_update_fast_reg_key(req->mr, ib_inc_rkey(req->mr->rkey));
-		reg_wr.wr.opcode = IB_WR_REG_MR;
-		reg_wr.wr.wr_cqe = &rift_clt_io_cqe;
-		reg_wr.mr = req->mr;
-		reg_wr.key = req->mr->rkey;
-		reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		memset(reg_wr, 0, sizeof(*reg_wr));
+		reg_wr->wr.opcode = IB_WR_REG_MR;
+		reg_wr->wr.wr_cqe = &rift_clt_io_cqe;
+		reg_wr->mr = req->mr;
+		reg_wr->key = req->mr->rkey;
+		reg_wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 		seg.addr = req->mr->iova;
 		seg.len = req->mr->length;
 		seg.rkey = req->mr->rkey;
@@ -851,9 +891,9 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 	if (req->bounced) {
 		/* The staging page is registered already: nothing to chain. */
 	} else if (io->dir == RIFT_IO_READ) {
-		*link = &reg_wr.wr;
-		link = &reg_wr.wr.next;
-		nr_wr++;
+		*link = &reg_wr->wr;
+		link = &reg_wr->wr.next;
+		req->nr_wr++;
 	} else {
 		/* Payload at the start of the chunk, max_sge entries per WR. */
 		struct ib_rdma_wr *wr = NULL;
@@ -863,7 +903,7 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 		for_each_sg(req->sg, s, req->nents, i) {
 			if (i % max_sge == 0) {
 				wr = &req->wrs[n++];
-				nr_wr++;
+				req->nr_wr++;
 				memset(wr, 0, sizeof(*wr));
 				wr->wr.opcode = IB_WR_RDMA_WRITE;
 				wr->wr.sg_list = &req->sges[i];
@@ -888,50 +928,202 @@ static int rift_clt_post_io(struct rift_clt_req *req, struct rift_io_req *io)
 	if (err)
 		return err;
 	/* Inline data is copied by the CPU at post time: no mapping needed. */
-	hdr_sge.addr = inline_hdr ? (uintptr_t)req->hdr : req->hdr_dma;
-	hdr_sge.length = req->hdr_len;
-	hdr_sge.lkey = con->c.pd->local_dma_lkey;
-	hdr_wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
-	hdr_wr.wr.sg_list = &hdr_sge;
-	hdr_wr.wr.num_sge = 1;
-	hdr_wr.wr.ex.imm_data = imm_data;
-	hdr_wr.wr.wr_cqe = &rift_clt_io_cqe;
-	hdr_wr.remote_addr = chunk->addr + io->usr_off;
-	hdr_wr.rkey = chunk->rkey;
-	if (rift_con_signal_n(&con->c, nr_wr))
-		hdr_wr.wr.send_flags = IB_SEND_SIGNALED;
+	req->hdr_sge.addr = inline_hdr ? (uintptr_t)req->hdr : req->hdr_dma;
+	req->hdr_sge.length = req->hdr_len;
+	req->hdr_sge.lkey = con->c.pd->local_dma_lkey;
+	hdr_wr->wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	hdr_wr->wr.sg_list = &req->hdr_sge;
+	hdr_wr->wr.num_sge = 1;
+	hdr_wr->wr.ex.imm_data = imm_data;
+	hdr_wr->wr.wr_cqe = &rift_clt_io_cqe;
+	hdr_wr->remote_addr = chunk->addr + io->usr_off;
+	hdr_wr->rkey = chunk->rkey;
 	if (inline_hdr)
-		hdr_wr.wr.send_flags |= IB_SEND_INLINE;
+		hdr_wr->wr.send_flags = IB_SEND_INLINE;
 	else
 		ib_dma_sync_single_for_device(ib_dev, req->hdr_dma, req->hdr_len,
 					      DMA_TO_DEVICE);
-	*link = &hdr_wr.wr;
-	hdr_wr.wr.next = NULL;
+	*link = &hdr_wr->wr;
+	hdr_wr->wr.next = NULL;
+	return 0;
+}
 
-	err = ib_post_send(con->c.qp, first, &bad);
-	/*
-	 * Part of the chain may be on the wire already, reading our pages:
-	 * then the request stays in flight and the path's teardown, after
-	 * draining, completes it.
-	 */
-	if (err && bad != first) {
-		rift_clt_path_fail(path, "partial post");
-		return 0;
+/* Whether @wr is one of @req's WRs (its chain ends with the header's). */
+static bool rift_clt_req_has_wr(struct rift_clt_req *req,
+				const struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *w;
+
+	for (w = req->first_wr; w; w = w->next) {
+		if (w == wr)
+			return true;
+		if (w == &req->hdr_wr.wr)
+			break;
 	}
+	return false;
+}
+
+/*
+ * Post a connection's batch with one ib_post_send(), under its
+ * batch_lock.  The requests stay QUEUED until the post returned: a
+ * response that finds one QUEUED waits for this lock (rift_clt_rsp()),
+ * so nothing else can claim one while the chain is walked, and a request
+ * is POSTED only once its WRs are on the QP, which is what a timeout's
+ * fence, posted behind it, relies on.  On an error, ib_post_send()'s bad
+ * WR splits the chain: requests before it are on the wire; the one it
+ * falls inside of is partly, and the path fails (its teardown drains the
+ * QP, then moves or completes it); those from it on never left: @own
+ * gets the error back, the others (whose ULP had its call return 0
+ * already) wait for the failover work, which posts them again.
+ *
+ * Return: 0, or the error if @own was not posted; it is released then.
+ */
+static int rift_clt_con_post_batch(struct rift_clt_con *con,
+				   struct rift_clt_req *own)
+{
+	struct rift_clt_req *req, *next, *owner = NULL, *first = con->batch_first;
+	struct rift_clt_path *path = con->path;
+	const struct ib_send_wr *bad = NULL;
+	bool unsent = false;
+	int err, ret = 0;
+	u32 nr = 0;
+
+	lockdep_assert_held(&con->batch_lock);
+	if (!first)
+		return 0;
+	con->batch_first = NULL;
+	con->batch_last = NULL;
+	for (req = first; req; req = req->batch_next) {
+		/* Every Nth WR signalled, counted in the order they are posted. */
+		if (rift_con_signal_n(&con->c, req->nr_wr))
+			req->hdr_wr.wr.send_flags |= IB_SEND_SIGNALED;
+		req->hdr_wr.wr.next = req->batch_next ? req->batch_next->first_wr : NULL;
+		nr++;
+	}
+	atomic_sub(nr, &path->sess->nr_batched);
+	err = ib_post_send(con->c.qp, first->first_wr, &bad);
+	this_cpu_inc(path->stats->posts);
+	if (err) {
+		for (owner = first; owner; owner = owner->batch_next)
+			if (rift_clt_req_has_wr(owner, bad))
+				break;
+		/* Some WRs may be on the wire: only draining the QP tells. */
+		if (!owner || bad != owner->first_wr)
+			rift_clt_path_fail(path, "partial post");
+	}
+	for (req = first; req; req = next) {
+		next = req->batch_next;
+		req->batch_next = NULL;
+		if (req == owner)
+			unsent = true;
+		if (!unsent || (req == owner && bad != req->first_wr)) {
+			/* Pairs with the acquire of a response's cmpxchg. */
+			atomic_set_release(&req->state, RIFT_CLT_REQ_POSTED);
+			continue;
+		}
+		atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
+		rift_clt_req_release(req);
+		if (req == own) {
+			ret = err;
+			continue;
+		}
+		/*
+		 * Its ULP was told it is submitted; no done callback here,
+		 * under the lock a completion's requeue may need.
+		 */
+		rift_clt_req_park(req);
+	}
+	return ret;
+}
+
+/*
+ * Queue a built request on its connection's batch; without @more, post
+ * the batch.  The caller is in the RCU read section in which it saw the
+ * path connected, so the path's close work cannot drain the QP meanwhile.
+ *
+ * Return: 0, or the error of @req's post (then it is released).
+ */
+static int rift_clt_con_queue(struct rift_clt_con *con,
+			      struct rift_clt_req *req, bool more)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&con->batch_lock, flags);
+	req->batch_next = NULL;
+	if (con->batch_last)
+		con->batch_last->batch_next = req;
+	else
+		con->batch_first = req;
+	con->batch_last = req;
+	atomic_inc(&req->sess->nr_batched);
+	if (!more)
+		err = rift_clt_con_post_batch(con, req);
+	spin_unlock_irqrestore(&con->batch_lock, flags);
 	return err;
 }
+
+/*
+ * Post every batch of a path.  The caller is in an RCU read section in
+ * which it saw the path connected.
+ */
+static void rift_clt_path_commit(struct rift_clt_path *path)
+{
+	struct rift_clt_con *con;
+	unsigned long flags;
+	u16 i;
+
+	for (i = 0; i < path->nr_cons; i++) {
+		con = &path->cons[i];
+		if (!READ_ONCE(con->batch_first))
+			continue;
+		spin_lock_irqsave(&con->batch_lock, flags);
+		rift_clt_con_post_batch(con, NULL);
+		spin_unlock_irqrestore(&con->batch_lock, flags);
+	}
+}
+
+/**
+ * rift_clt_commit() - post the requests a session holds back
+ * @sess: session
+ *
+ * Posts every request submitted with %RIFT_REQ_MORE that no later
+ * request has posted yet, one ib_post_send() per connection.  A ULP that
+ * submitted with %RIFT_REQ_MORE calls this, or submits a request without
+ * the flag, when its batch ends: blk-mq's ->commit_rqs.  Any context;
+ * cheap when nothing is held back.
+ */
+void rift_clt_commit(struct rift_clt_sess *sess)
+{
+	struct rift_clt_path *path;
+
+	if (!atomic_read(&sess->nr_batched))
+		return;
+	/*
+	 * A path seen connected here cannot be drained before this section
+	 * ends; a path that failed keeps its batches for its teardown
+	 * (rift_clt_fail_inflight()), which moves them to another path.
+	 */
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry)
+		if (READ_ONCE(path->state) == RIFT_CLT_PATH_CONNECTED)
+			rift_clt_path_commit(path);
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(rift_clt_commit);
 
 /**
  * rift_clt_req_post() - post a prepared request on a connected path
  * @req: request slot with the ULP's header, data and completion set
+ * @more: more requests follow: leave it in its connection's batch
  *
  * Used for a new request and for a request moved off a failed path.
  *
- * Return: 0 if posted (the completion will run), -ENOTCONN if no path is
- * connected, another negative errno if posting failed; the request is
- * not in flight then.
+ * Return: 0 if posted or queued in a batch (the completion will run),
+ * -ENOTCONN if no path is connected, another negative errno if posting
+ * failed; the request is not in flight then.
  */
-int rift_clt_req_post(struct rift_clt_req *req)
+int rift_clt_req_post(struct rift_clt_req *req, bool more)
 {
 	struct rift_clt_sess *sess = req->sess;
 	struct rift_io_req io = {};
@@ -978,8 +1170,9 @@ int rift_clt_req_post(struct rift_clt_req *req)
 	io.gen = path->cancel_gen ? req->gen : 0;
 	atomic_inc(&path->inflight);
 	atomic_inc(&req->con->inflight);
-	atomic_set_release(&req->state, RIFT_CLT_REQ_POSTED);
-	err = rift_clt_post_io(req, &io);
+	/* Not POSTED before its WRs are: see rift_clt_con_post_batch(). */
+	atomic_set_release(&req->state, RIFT_CLT_REQ_QUEUED);
+	err = rift_clt_build_io(req, &io);
 	if (err) {
 		atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
 		rift_clt_req_release(req);
@@ -994,6 +1187,7 @@ int rift_clt_req_post(struct rift_clt_req *req)
 		this_cpu_inc(path->stats->reqs_write);
 		this_cpu_add(path->stats->bytes_write, req->data_len);
 	}
+	err = rift_clt_con_queue(req->con, req, more);
 out_unlock:
 	rcu_read_unlock();
 	return err;
@@ -1018,7 +1212,7 @@ static void rift_clt_failover_work(struct work_struct *work)
 	rift_clt_take_pending(sess, &list);
 	list_for_each_entry_safe(req, tmp, &list, pending) {
 		list_del_init(&req->pending);
-		err = rift_clt_req_post(req);
+		err = rift_clt_req_post(req, false);
 		if (!err) {
 			atomic64_inc(&sess->failed_over);
 			continue;
@@ -1068,37 +1262,12 @@ void rift_clt_sess_failover_init(struct rift_clt_sess *sess)
 	INIT_DELAYED_WORK(&sess->failover_work, rift_clt_failover_work);
 }
 
-/**
- * rift_clt_request() - submit a read or write request
- * @sess: session
- * @dir: RIFT_READ (server to @sg) or RIFT_WRITE (@sg to server)
- * @ops: completion, called exactly once unless this returns an error
- * @permit: permit held by the caller for this request
- * @usr: ULP header pieces, RIFT_USR_LEN_MAX bytes in total at most
- * @nr_usr: number of @usr pieces
- * @data_len: payload bytes, at most the session's max_io_size
- * @sg: payload
- * @sg_cnt: entries in @sg, at most the session's max_segments
- *
- * With no path connected, the request waits up to the session's
- * io_timeout_ms for one (then completes with -ETIMEDOUT); a request in
- * flight on a path that fails is posted again on another connected path,
- * see rift_clt_fail_inflight().  A request still in flight io_timeout_ms
- * after this call completes with -ETIMEDOUT, once no RDMA can touch @sg
- * any more; its permit may then be released as usual.
- *
- * Return: 0 if submitted; -EMSGSIZE for a request over the limits,
- * -EINVAL for a permit marked for a poll connection the session does not
- * have (rift_permit_set_poll()), -ENOTCONN if no path is connected and none can come back (session
- * closing, io_timeout_ms 0), another negative errno if posting failed
- * (the request was not submitted then).
- */
-int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
-		     const struct rift_clt_req_ops *ops,
-		     struct rift_permit *permit,
-		     const struct kvec *usr, size_t nr_usr,
-		     size_t data_len, struct scatterlist *sg,
-		     unsigned int sg_cnt)
+static int rift_clt_submit(struct rift_clt_sess *sess, enum rift_dir dir,
+			   const struct rift_clt_req_ops *ops,
+			   struct rift_permit *permit,
+			   const struct kvec *usr, size_t nr_usr,
+			   size_t data_len, struct scatterlist *sg,
+			   unsigned int sg_cnt, bool more)
 {
 	struct rift_clt_req *req = &sess->reqs[permit->id];
 	size_t usr_len = 0, k;
@@ -1134,11 +1303,68 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 	req->data_len = data_len;
 	req->has_deadline = false;
 	req->start = jiffies;
-	err = rift_clt_req_post(req);
+	err = rift_clt_req_post(req, more);
 	if (err == -ENOTCONN && rift_clt_sess_may_wait(sess)) {
 		rift_clt_req_park(req);
 		return 0;
 	}
+	return err;
+}
+
+/**
+ * rift_clt_request() - submit a read or write request
+ * @sess: session
+ * @dir: RIFT_READ (server to @sg) or RIFT_WRITE (@sg to server)
+ * @ops: completion, called exactly once unless this returns an error
+ * @permit: permit held by the caller for this request
+ * @usr: ULP header pieces, RIFT_USR_LEN_MAX bytes in total at most
+ * @nr_usr: number of @usr pieces
+ * @data_len: payload bytes, at most the session's max_io_size
+ * @sg: payload
+ * @sg_cnt: entries in @sg, at most the session's max_segments
+ * @flags: 0, or %RIFT_REQ_MORE
+ *
+ * With no path connected, the request waits up to the session's
+ * io_timeout_ms for one (then completes with -ETIMEDOUT); a request in
+ * flight on a path that fails is posted again on another connected path,
+ * see rift_clt_fail_inflight().  A request still in flight io_timeout_ms
+ * after this call completes with -ETIMEDOUT, once no RDMA can touch @sg
+ * any more; its permit may then be released as usual.
+ *
+ * With %RIFT_REQ_MORE the request's work requests wait, built, on their
+ * connection until the batch is posted: by the next call without the
+ * flag (which posts every batch of the session, also when it fails
+ * itself) or rift_clt_commit().  The caller owes one of the two: until
+ * then the request is not on the wire (the path's heartbeat tick posts a
+ * forgotten batch, late).  A request of a batch is otherwise like any
+ * other: if its path fails first it goes to another one, and if its
+ * post fails its done callback reports it, after a retry on a path.
+ *
+ * Return: 0 if submitted; -EMSGSIZE for a request over the limits,
+ * -EINVAL for a permit marked for a poll connection the session does not
+ * have (rift_permit_set_poll()) or unknown @flags, -ENOTCONN if no path
+ * is connected and none can come back (session closing, io_timeout_ms
+ * 0), another negative errno if posting failed (the request was not
+ * submitted then).
+ */
+int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
+		     const struct rift_clt_req_ops *ops,
+		     struct rift_permit *permit,
+		     const struct kvec *usr, size_t nr_usr,
+		     size_t data_len, struct scatterlist *sg,
+		     unsigned int sg_cnt, unsigned int flags)
+{
+	bool more = flags & RIFT_REQ_MORE;
+	int err;
+
+	if (flags & ~RIFT_REQ_MORE)
+		err = -EINVAL;
+	else
+		err = rift_clt_submit(sess, dir, ops, permit, usr, nr_usr,
+				      data_len, sg, sg_cnt, more);
+	/* The batch ends here: post what this and earlier calls queued. */
+	if (!more)
+		rift_clt_commit(sess);
 	return err;
 }
 EXPORT_SYMBOL_GPL(rift_clt_request);

@@ -56,6 +56,11 @@ module_param(hb_missed_max, uint, 0644);
 MODULE_PARM_DESC(hb_missed_max,
 		 "Silent heartbeat intervals before a path is declared failed (default 5)");
 
+static unsigned int stall_timeout_ms = RIFT_CLT_STALL_TIMEOUT_DEFAULT_MS;
+module_param(stall_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(stall_timeout_ms,
+		 "An IO connection with requests in flight that receives nothing this long, its probe included, fails its path; ms (default 1000)");
+
 static bool always_invalidate;
 module_param(always_invalidate, bool, 0644);
 MODULE_PARM_DESC(always_invalidate,
@@ -410,6 +415,9 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 				       RIFT_HB_INTERVAL_MAX_MS);
 	sess->hb_missed_max = clamp_t(u32, hb_missed_max, RIFT_HB_MISSED_MIN,
 				      RIFT_HB_MISSED_LIMIT);
+	sess->stall_timeout_ms = clamp_t(u32, stall_timeout_ms,
+					 RIFT_CLT_STALL_TIMEOUT_MIN_MS,
+					 RIFT_CLT_STALL_TIMEOUT_MAX_MS);
 	sess->mp_policy = RIFT_CLT_MP_ROUND_ROBIN;
 	sess->always_inv = READ_ONCE(always_invalidate);
 	rift_clt_sess_failover_init(sess);
@@ -418,6 +426,16 @@ struct rift_clt_sess *rift_clt_open(const struct rift_clt_open_args *args)
 	init_waitqueue_head(&sess->permit_wait);
 	init_waitqueue_head(&sess->removed_wait);
 	sess->wq = system_long_wq;
+	/*
+	 * A connect attempt may run long without sleeping: it allocates
+	 * and maps thousands of staging pages (rift-clt-bounce.c) and
+	 * frees the last instance's, and on the sanitizer kernel one held
+	 * its CPU's pool for 55 s.  In a per-CPU pool a work item that runs
+	 * (or is runnable) keeps every other item of that pool from
+	 * starting, another path's heartbeat tick included; an unbound
+	 * worker holds up nothing.
+	 */
+	sess->connect_wq = system_unbound_wq;
 	sess->dev_nb.notifier_call = rift_clt_sess_dev_event;
 
 	device_initialize(&sess->dev);

@@ -264,15 +264,35 @@ static bool rift_clt_con_rsp_same(const struct rift_con_rsp *a,
 	       !memcmp(a->auth_nonce, b->auth_nonce, sizeof(a->auth_nonce));
 }
 
+static void rift_clt_cm_event(struct rift_clt_con *con, struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *ev);
+
 static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 			       struct rdma_cm_event *ev)
 {
 	struct rift_clt_con *con = cm_id->context;
 	struct rift_clt_path *path = con->path;
-	int err;
 
 	trace_rift_clt_con_event(path->sess->name, path->base.name, con->idx,
 				 ev->event, ev->status);
+	/*
+	 * Once the teardown has begun it owns the QP and the cm_id: what
+	 * rdma_cm still reports of this attempt (DISCONNECTED, TIMEWAIT_EXIT,
+	 * DEVICE_REMOVAL, ...) has nothing left to act on.  Always 0: the
+	 * teardown destroys the id itself.
+	 */
+	mutex_lock(&con->cm_lock);
+	if (!con->closing)
+		rift_clt_cm_event(con, cm_id, ev);
+	mutex_unlock(&con->cm_lock);
+	return 0;
+}
+
+static void rift_clt_cm_event(struct rift_clt_con *con, struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *ev)
+{
+	struct rift_clt_path *path = con->path;
+	int err;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -332,12 +352,13 @@ static int rift_clt_cm_handler(struct rdma_cm_id *cm_id,
 	default:
 		break;
 	}
-	return 0;
 }
 
 /*
  * Tear down one connection; safe on a connection in any state, including
- * one whose connect attempt timed out while its CM handler was running.
+ * one whose connect attempt timed out while its CM handler was running,
+ * and safe twice.  In the order setup went the other way: drain the QP,
+ * destroy it, then the cm_id (as the server side does).
  */
 static void rift_clt_con_close(struct rift_clt_con *con)
 {
@@ -347,20 +368,16 @@ static void rift_clt_con_close(struct rift_clt_con *con)
 
 	if (!cm_id)
 		return;
+	/*
+	 * Wait for a running handler and keep every later one away, so
+	 * what the handler set up (QP, MR pool, receives) is stable from
+	 * here although the id lives on until the QP is gone.
+	 */
+	mutex_lock(&con->cm_lock);
+	con->closing = true;
+	mutex_unlock(&con->cm_lock);
 	if (con->established)
 		rdma_disconnect(cm_id);
-	/*
-	 * Destroying the id waits for a running handler and stops all
-	 * further events, so what the handler set up is stable from here.
-	 * It goes before the QP's drain and destruction (nvme-rdma's order
-	 * is the other way) for a reason seen too: with the QP destroyed
-	 * right after its drain, rxe (6.1) over virtio_net still held
-	 * references on it (likely sent packets the NIC had not reclaimed),
-	 * warned in __rxe_cleanup and freed the QP anyway, and the path then
-	 * did not reconnect to a server VM that had been killed and replaced.
-	 */
-	rdma_destroy_id(cm_id);
-	con->c.cm_id = NULL;
 	con->established = false;
 	/*
 	 * The drain below polls a poll connection's CQ itself: wait for a
@@ -386,8 +403,13 @@ static void rift_clt_con_close(struct rift_clt_con *con)
 			con->mrs_ready = false;
 		}
 	}
-	/* Drains again: catches invalidates posted from softirq meanwhile. */
+	/*
+	 * Drains again: catches invalidates posted from softirq meanwhile.
+	 * The id is alive, so rdma_cm destroys the QP it knows of.
+	 */
 	rift_con_destroy_qp(&con->c);
+	rdma_destroy_id(cm_id);
+	con->c.cm_id = NULL;
 	rift_clt_con_rx_free(con, ib_dev);
 	/* Last: the device may be unregistered as soon as this is dropped. */
 	rift_con_put_dev(&con->c);
@@ -400,6 +422,8 @@ static int rift_clt_con_connect(struct rift_clt_con *con)
 	struct sockaddr *src = NULL;
 	int err;
 
+	/* No handler of this attempt can run before its id exists. */
+	con->closing = false;
 	cm_id = rdma_create_id(&init_net, rift_clt_cm_handler, con,
 			       RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(cm_id))
@@ -781,6 +805,12 @@ static int rift_clt_path_adopt_limits(struct rift_clt_path *path)
 	return err;
 }
 
+/* The period of a path's progress tick (rift_clt_path_stall_work()). */
+static unsigned long rift_clt_stall_tick(u32 timeout_ms)
+{
+	return msecs_to_jiffies(min(RIFT_CLT_STALL_TICK_MS, timeout_ms / 4));
+}
+
 /*
  * Establish every connection of a path and run the INFO exchange.  Called
  * with ->conn_mutex held, from the connect work only.
@@ -849,8 +879,9 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	path->base.hca_port = path->cons[0].c.cm_id->port_num;
 	rift_hb_start(&path->hb);
 	for (i = 0; i < path->nr_cons; i++) {
-		path->cons[i].stalled = 0;
+		path->cons[i].stalled = false;
 		path->cons[i].probe_out = false;
+		atomic_set(&path->cons[i].rx_seen, 0);
 	}
 	/*
 	 * A connection that failed after it was established (the failure was
@@ -874,6 +905,9 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	queue_delayed_work(path->sess->wq, &path->hb_work,
 			   rift_hb_next(&path->hb.due,
 					READ_ONCE(path->sess->hb_interval_ms)));
+	path->stall_last = jiffies;
+	queue_delayed_work(path->sess->wq, &path->stall_work,
+			   rift_clt_stall_tick(READ_ONCE(path->sess->stall_timeout_ms)));
 	/* Requests waiting for a path may go now. */
 	rift_clt_sess_kick_failover(path->sess);
 	return 0;
@@ -914,7 +948,7 @@ static void rift_clt_path_schedule_reconnect(struct rift_clt_path *path)
 	d = min_t(u64, (u64)base << min_t(u32, n, 20), cap);
 	d = d / 2 + get_random_u32_below(d - d / 2 + 1);
 	trace_rift_clt_path_backoff(sess->name, path->base.name, n + 1, d);
-	queue_delayed_work(sess->wq, &path->connect_work, msecs_to_jiffies(d));
+	queue_delayed_work(sess->connect_wq, &path->connect_work, msecs_to_jiffies(d));
 }
 
 static void rift_clt_path_connect_work(struct work_struct *work)
@@ -956,7 +990,7 @@ static void rift_clt_path_connect_work(struct work_struct *work)
  */
 int rift_clt_path_connect_now(struct rift_clt_path *path)
 {
-	mod_delayed_work(path->sess->wq, &path->connect_work, 0);
+	mod_delayed_work(path->sess->connect_wq, &path->connect_work, 0);
 	flush_delayed_work(&path->connect_work);
 	return rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED ?
 		0 : -ENOTCONN;
@@ -965,43 +999,73 @@ int rift_clt_path_connect_now(struct rift_clt_path *path)
 /*
  * A path whose control connection answers heartbeats may still carry IO
  * on a connection that stopped making progress: rxe, for one, can wedge a
- * QP after a retransmission without reporting a completion.  Probe every
- * IO connection that has requests in flight and received nothing for a
- * tick, so a slow ULP on the server (the probe is answered) is told apart
- * from a dead QP (it is not); fail the path after hb_missed_max silent
- * ticks, so that its teardown flushes the QP and completes the requests.
- * Poll connections are probed too: a wedged one would otherwise hold its
- * requests for good (their timeout fences never complete either).  The
- * probe goes only to a connection with requests in flight that received
- * nothing for a whole tick, so it never competes with polled IO that
- * moves; its answer is reaped by the tick's own poll.
+ * QP after a retransmission without reporting a completion.  Every IO
+ * connection with requests in flight that received nothing since the
+ * tick before gets one probe (a heartbeat of its own), so a slow ULP on
+ * the server (the probe is answered, which is progress) is told apart from
+ * a dead QP (it is not); once nothing, the probe's answer included, has
+ * arrived for stall_timeout_ms and the probe has been out for half of it
+ * at least, the path is failed, so that its teardown flushes the QP and
+ * the requests fail over.  A connection that moves costs nothing: no probe
+ * goes to it.
+ * Poll connections are watched too: a wedged one would otherwise hold its
+ * requests for good (their timeout fences never complete either).  Only
+ * one that looks stalled is polled here, before it is judged, so that a
+ * response or the probe's answer waiting in its CQ counts as progress and
+ * polled IO that moves is left to its poller.
  * Return: true if the path was failed.
  */
-static bool rift_clt_path_probe_cons(struct rift_clt_path *path)
+static bool rift_clt_path_check_progress(struct rift_clt_path *path,
+					 unsigned long now, unsigned long prev)
 {
+	u32 tmo = READ_ONCE(path->sess->stall_timeout_ms);
 	struct rift_imm imm = { .type = RIFT_IMM_HB };
 	struct rift_clt_con *con;
+	u32 silent_ms, probe_ms;
+	int inflight, n;
 	char why[80];
 	u16 i;
 
 	for (i = 1; i < path->nr_cons; i++) {
 		con = &path->cons[i];
-		if (atomic_xchg(&con->rx_seen, 0) || !atomic_read(&con->inflight)) {
-			con->stalled = 0;
+		inflight = atomic_read(&con->inflight);
+		if (inflight && con->c.direct_cq && !atomic_read(&con->rx_seen)) {
+			/* Bounded: the CQ holds no more than this. */
+			n = rift_clt_con_poll(con, con->c.cq_size);
+			if (n > 0)
+				this_cpu_add(path->stats->poll_tick_completions, n);
+		}
+		if (atomic_xchg(&con->rx_seen, 0) || !inflight) {
+			con->stalled = false;
 			continue;
 		}
-		/* Only after a probe went unanswered: a slow ULP answers it. */
-		if (++con->stalled >= path->hb.missed_max && READ_ONCE(con->probe_out)) {
+		/* Nothing arrived after the tick before this one ran. */
+		if (!con->stalled) {
+			con->stalled = true;
+			con->stall_since = prev;
+		}
+		silent_ms = jiffies_to_msecs(now - con->stall_since);
+		if (READ_ONCE(con->probe_out)) {
+			probe_ms = jiffies_to_msecs(now - con->probe_sent);
+			if (silent_ms < tmo || probe_ms < tmo / 2) {
+				trace_rift_clt_stall(path->sess->name, path->base.name, i,
+						     silent_ms, inflight, "probe out");
+				continue;
+			}
+			trace_rift_clt_stall(path->sess->name, path->base.name, i,
+					     silent_ms, inflight, "no progress");
+			this_cpu_inc(path->stats->stalls);
 			snprintf(why, sizeof(why),
 				 "connection %u: no progress for %u ms with %d requests in flight",
-				 i, con->stalled * path->hb.interval_ms,
-				 atomic_read(&con->inflight));
+				 i, silent_ms, inflight);
 			rift_clt_path_fail(path, why);
 			return true;
 		}
-		if (READ_ONCE(con->probe_out))
-			continue;
+		con->probe_sent = now;
 		WRITE_ONCE(con->probe_out, true);
+		trace_rift_clt_stall(path->sess->name, path->base.name, i, silent_ms,
+				     inflight, "probe sent");
+		this_cpu_inc(path->stats->stall_probes);
 		rcu_read_lock();
 		if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED &&
 		    rift_clt_send_imm(con, &imm)) {
@@ -1012,6 +1076,27 @@ static bool rift_clt_path_probe_cons(struct rift_clt_path *path)
 		rcu_read_unlock();
 	}
 	return false;
+}
+
+/*
+ * The progress tick: a tick of its own rather than the heartbeat's, so
+ * that a wedged connection costs stall_timeout_ms plus a tick whatever
+ * hb_interval_ms is (5 s by default, up to a minute).  Cheap on a path
+ * that moves: a few atomics per connection.
+ */
+static void rift_clt_path_stall_work(struct work_struct *work)
+{
+	struct rift_clt_path *path = container_of(to_delayed_work(work),
+						  struct rift_clt_path, stall_work);
+	unsigned long now = jiffies, prev = path->stall_last;
+
+	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
+		return;
+	path->stall_last = now;
+	if (rift_clt_path_check_progress(path, now, prev))
+		return;
+	queue_delayed_work(path->sess->wq, &path->stall_work,
+			   rift_clt_stall_tick(READ_ONCE(path->sess->stall_timeout_ms)));
 }
 
 /*
@@ -1047,8 +1132,6 @@ static void rift_clt_path_hb_work(struct work_struct *work)
 		rift_clt_path_fail(path, why);
 		return;
 	}
-	if (rift_clt_path_probe_cons(path))
-		return;
 	rift_clt_path_scan_timeouts(path);
 	/*
 	 * Sent on busy ticks too, so that rtt_us (min-latency) stays fresh.
@@ -1104,6 +1187,7 @@ static void rift_clt_path_close_work(struct work_struct *work)
 	struct rift_clt_sess *sess = path->sess;
 
 	cancel_delayed_work_sync(&path->hb_work);
+	cancel_delayed_work_sync(&path->stall_work);
 	/* Submitters that saw the path connected have finished posting. */
 	synchronize_rcu();
 	mutex_lock(&path->conn_mutex);
@@ -1132,7 +1216,7 @@ void rift_clt_path_reconnect(struct rift_clt_path *path)
 	mutex_lock(&path->conn_mutex);
 	path->reconnect_attempts = 0;
 	if (!READ_ONCE(path->removed))
-		mod_delayed_work(path->sess->wq, &path->connect_work, 0);
+		mod_delayed_work(path->sess->connect_wq, &path->connect_work, 0);
 	mutex_unlock(&path->conn_mutex);
 }
 
@@ -1188,6 +1272,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	INIT_DELAYED_WORK(&path->connect_work, rift_clt_path_connect_work);
 	INIT_WORK(&path->close_work, rift_clt_path_close_work);
 	INIT_DELAYED_WORK(&path->hb_work, rift_clt_path_hb_work);
+	INIT_DELAYED_WORK(&path->stall_work, rift_clt_path_stall_work);
 	mutex_init(&path->conn_mutex);
 	atomic_set(&path->hb.rx_seen, 0);
 	atomic_set(&path->inflight, 0);
@@ -1209,6 +1294,8 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 		path->cons[i].idx = i;
 		init_completion(&path->cons[i].done);
 		spin_lock_init(&path->cons[i].poll_lock);
+		spin_lock_init(&path->cons[i].batch_lock);
+		mutex_init(&path->cons[i].cm_lock);
 		path->cons[i].c.direct_cq = i >= path->nr_cons - path->nr_poll_cons;
 	}
 	return path;
@@ -1245,6 +1332,7 @@ void rift_clt_path_destroy(struct rift_clt_path *path)
 	cancel_delayed_work_sync(&path->connect_work);
 	cancel_work_sync(&path->close_work);
 	cancel_delayed_work_sync(&path->hb_work);
+	cancel_delayed_work_sync(&path->stall_work);
 	mutex_lock(&path->conn_mutex);
 	rift_clt_path_close_cons(path);
 	mutex_unlock(&path->conn_mutex);

@@ -231,6 +231,9 @@ static struct rift_clt_tunable rift_clt_tunables[] = {
 			 RIFT_HB_INTERVAL_MAX_MS, false),
 	RIFT_CLT_TUNABLE("hb_missed_max", hb_missed_max, RIFT_HB_MISSED_MIN,
 			 RIFT_HB_MISSED_LIMIT, false),
+	RIFT_CLT_TUNABLE("stall_timeout_ms", stall_timeout_ms,
+			 RIFT_CLT_STALL_TIMEOUT_MIN_MS,
+			 RIFT_CLT_STALL_TIMEOUT_MAX_MS, false),
 	RIFT_CLT_TUNABLE("reconnect_delay_ms", reconnect_delay_ms,
 			 RIFT_CLT_RECONNECT_DELAY_MIN_MS,
 			 RIFT_CLT_RECONNECT_DELAY_MAX_MS, false),
@@ -267,6 +270,9 @@ static ssize_t pending_show(struct device *dev, struct device_attribute *attr,
 
 static DEVICE_ATTR_RO(pending);
 
+/* A tunable added above must be listed below too. */
+static_assert(ARRAY_SIZE(rift_clt_tunables) == 8);
+
 static struct attribute *rift_clt_sess_attrs[] = {
 	&dev_attr_queue_depth.attr,
 	&dev_attr_max_io_size.attr,
@@ -285,6 +291,7 @@ static struct attribute *rift_clt_sess_attrs[] = {
 	&rift_clt_tunables[4].attr.attr,
 	&rift_clt_tunables[5].attr.attr,
 	&rift_clt_tunables[6].attr.attr,
+	&rift_clt_tunables[7].attr.attr,
 	NULL,
 };
 
@@ -413,6 +420,12 @@ static struct rift_stat_attr rift_clt_stat_counters[] = {
 	  offsetof(struct rift_clt_stats, poll_completions) },
 	{ __ATTR(poll_tick_completions, 0444, rift_clt_stat_show, NULL),
 	  offsetof(struct rift_clt_stats, poll_tick_completions) },
+	{ __ATTR(stall_probes, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, stall_probes) },
+	{ __ATTR(stalls, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, stalls) },
+	{ __ATTR(posts, 0444, rift_clt_stat_show, NULL),
+	  offsetof(struct rift_clt_stats, posts) },
 };
 
 static ssize_t inflight_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -456,7 +469,7 @@ static ssize_t reset_all_store(struct kobject *kobj, struct kobj_attribute *attr
 static struct kobj_attribute rift_clt_stat_reset_all = __ATTR_WO(reset_all);
 
 /* A counter added above must be listed below too. */
-static_assert(ARRAY_SIZE(rift_clt_stat_counters) == 13);
+static_assert(ARRAY_SIZE(rift_clt_stat_counters) == 16);
 
 static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[0].attr.attr,
@@ -472,6 +485,9 @@ static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[10].attr.attr,
 	&rift_clt_stat_counters[11].attr.attr,
 	&rift_clt_stat_counters[12].attr.attr,
+	&rift_clt_stat_counters[13].attr.attr,
+	&rift_clt_stat_counters[14].attr.attr,
+	&rift_clt_stat_counters[15].attr.attr,
 	&rift_clt_stat_inflight.attr,
 	&rift_clt_stat_reconnects.attr,
 	&rift_clt_stat_rtt_us.attr,

@@ -41,6 +41,15 @@ static_assert(1 + RIFT_CLT_MAX_IO_CONS + RIFT_CLT_MAX_POLL_CONS <= RIFT_MAX_CONS
 #define RIFT_CLT_RECONNECT_DELAY_MAX_MS	3600000U
 #define RIFT_CLT_IO_TIMEOUT_MAX_MS	3600000U
 #define RIFT_HB_INTERVAL_CLT_DEFAULT_MS	5000U
+#define RIFT_CLT_STALL_TIMEOUT_MIN_MS	200U
+#define RIFT_CLT_STALL_TIMEOUT_MAX_MS	60000U
+#define RIFT_CLT_STALL_TIMEOUT_DEFAULT_MS	1000U
+/*
+ * The progress tick of every path runs this often at most (a quarter of
+ * stall_timeout_ms when that is shorter): a wedged connection is found
+ * within stall_timeout_ms plus one tick, whatever the heartbeat interval.
+ */
+#define RIFT_CLT_STALL_TICK_MS		250U
 
 /*
  * Path states.  The connect worker moves IDLE/ERROR -> CONNECTING ->
@@ -76,16 +85,31 @@ struct rift_clt_path;
  * @mrs_ready: the QP's fast-registration MR pool is set up
  * @established: rdma_cm reported ESTABLISHED and no disconnect since
  * @inflight: requests posted on this connection and not yet completed
- * @rx_seen: something arrived since the last heartbeat tick
- * @stalled: heartbeat ticks in a row with requests in flight and nothing
- *	received
+ * @rx_seen: something arrived since the last progress tick
+ * @stalled: a progress tick found requests in flight and nothing received
+ *	since the tick before, and nothing arrived since
+ * @stall_since: if @stalled, when the tick before that one ran (nothing
+ *	was received after it), in jiffies
  * @probe_out: a heartbeat probe was sent on this connection and not yet
  *	answered
+ * @probe_sent: when the last probe went out, in jiffies
  * @poll_lock: a poll connection's CQ is polled by one caller at a time
  *	(ib_process_cq_direct() is not reentrant on one CQ); taken with
  *	trylock by pollers, with a wait by the teardown
  * @poll_ok: under @poll_lock: the CQ exists and may be polled; cleared
  *	before the teardown drains the QP, which then polls it alone
+ * @batch_lock: @batch_first, @batch_last and the post of a batch, whose
+ *	requests turn POSTED under it once their WRs are on the QP: what
+ *	must follow a request there (a timed-out request's fence) is
+ *	posted only after it
+ * @batch_first: first request held back (RIFT_CLT_REQ_QUEUED), built but
+ *	not posted, waiting to go with the others of its batch; NULL if none
+ * @batch_last: last of them, where the next one is linked
+ * @cm_lock: held by the CM handler while it runs and by the teardown
+ *	while it sets @closing, so the teardown can drain and destroy the QP
+ *	with the cm_id still alive and no handler touching either
+ * @closing: under @cm_lock: the teardown has begun; the handler ignores
+ *	every further event of this attempt's cm_id
  */
 struct rift_clt_con {
 	struct rift_con		c;
@@ -100,10 +124,17 @@ struct rift_clt_con {
 	bool			established;
 	atomic_t		inflight;
 	atomic_t		rx_seen;
-	u32			stalled;
+	bool			stalled;
+	unsigned long		stall_since;
 	bool			probe_out;
+	unsigned long		probe_sent;
 	spinlock_t		poll_lock;	/* see above */
 	bool			poll_ok;
+	spinlock_t		batch_lock;	/* see above */
+	struct rift_clt_req	*batch_first;
+	struct rift_clt_req	*batch_last;
+	struct mutex		cm_lock;	/* see above */
+	bool			closing;
 };
 
 /**
@@ -122,7 +153,13 @@ struct rift_clt_con {
  * @bounced_reads: reads answered into a staging page and copied out
  * @poll_completions: completions rift_clt_poll() reaped on poll connections
  * @poll_tick_completions: completions on poll connections that the
- *	heartbeat tick reaped because no one else had polled them
+ *	heartbeat or progress tick reaped because no one else had polled them
+ * @stall_probes: heartbeats sent on IO connections that had requests in
+ *	flight and received nothing for a progress tick
+ * @stalls: times the path was failed because an IO connection made no
+ *	progress and left its probe unanswered for stall_timeout_ms
+ * @posts: ib_post_send() calls that carried requests: one per request,
+ *	fewer when the ULP submits batches (RIFT_REQ_MORE)
  */
 struct rift_clt_stats {
 	u64	reqs_read;
@@ -138,6 +175,9 @@ struct rift_clt_stats {
 	u64	bounced_reads;
 	u64	poll_completions;
 	u64	poll_tick_completions;
+	u64	stall_probes;
+	u64	stalls;
+	u64	posts;
 };
 
 /**
@@ -195,6 +235,10 @@ struct rift_clt_stats {
  * @conn_mutex: serialises connecting and tearing down the connections
  * @setup_failed: a connection failed while the path was (re)connecting
  * @hb_last: when the last tick ran (or the path connected), in jiffies
+ * @stall_work: progress tick of the IO connections, every
+ *	RIFT_CLT_STALL_TICK_MS (or stall_timeout_ms / 4) while connected
+ * @stall_last: when the last progress tick ran (or the path connected),
+ *	in jiffies
  */
 struct rift_clt_path {
 	struct rift_path_base		base;
@@ -243,6 +287,8 @@ struct rift_clt_path {
 	struct mutex			conn_mutex;	/* cons[] setup/teardown */
 	bool				setup_failed;
 	unsigned long			hb_last;
+	struct delayed_work		stall_work;
+	unsigned long			stall_last;
 };
 
 /**
@@ -256,6 +302,10 @@ struct rift_clt_path {
  * @RIFT_CLT_REQ_CANCELLING: timed out in flight; completes with -ETIMEDOUT
  *	once a WR posted behind it (for a read: its MR's local invalidation)
  *	has completed, so no RDMA can touch its pages any more
+ * @RIFT_CLT_REQ_QUEUED: on a path and built, its WRs held back in its
+ *	connection's batch (rift_clt_con.batch_first) until the batch is
+ *	posted; nothing but the holder of the connection's batch_lock moves
+ *	it on, and no response or timeout can claim it meanwhile
  */
 enum rift_clt_req_state {
 	RIFT_CLT_REQ_IDLE,
@@ -263,6 +313,7 @@ enum rift_clt_req_state {
 	RIFT_CLT_REQ_INVALIDATING,
 	RIFT_CLT_REQ_PENDING,
 	RIFT_CLT_REQ_CANCELLING,
+	RIFT_CLT_REQ_QUEUED,
 };
 
 /**
@@ -302,6 +353,12 @@ enum rift_clt_mp_policy {
  * @data_len: payload bytes
  * @sges: scatter/gather entries of a write's payload
  * @wrs: RDMA WRITEs of a write's payload
+ * @hdr_sge: the header's scatter/gather entry
+ * @hdr_wr: the header's RDMA WRITE WITH_IMM, the request's last WR
+ * @reg_wr: a read's fast registration of its destination
+ * @first_wr: the request's first WR: its chain ends with @hdr_wr
+ * @nr_wr: WRs in that chain
+ * @batch_next: next request of its connection's batch while QUEUED
  * @hdr: ULP header and descriptor, written into the chunk's tail
  * @hdr_dma: DMA address of @hdr
  * @hdr_len: bytes of @hdr sent
@@ -334,6 +391,12 @@ struct rift_clt_req {
 	u32				data_len;
 	struct ib_sge			*sges;
 	struct ib_rdma_wr		*wrs;
+	struct ib_sge			hdr_sge;
+	struct ib_rdma_wr		hdr_wr;
+	struct ib_reg_wr		reg_wr;
+	struct ib_send_wr		*first_wr;
+	u32				nr_wr;
+	struct rift_clt_req		*batch_next;
 	void				*hdr;
 	u64				hdr_dma;
 	u32				hdr_len;
@@ -387,12 +450,15 @@ struct rift_permit {
  * @removing: paths being removed through sysfs right now
  * @removed_wait: rift_clt_close() waits here for those removals
  * @reconnect_delay_ms: wait before reconnecting a failed path
- * @wq: runs connect and close work
+ * @wq: runs close, heartbeat and failover work
+ * @connect_wq: runs connect work; unbound, see rift_clt_open()
  * @dev_nb: told when an RDMA device goes away (rift_dev_register_notifier())
  * @mp_policy: enum rift_clt_mp_policy
  * @io_timeout_ms: how long a request may wait for a connected path
  * @hb_interval_ms: heartbeat tick of every path
  * @hb_missed_max: silent ticks before a path is declared failed
+ * @stall_timeout_ms: an IO connection with requests in flight that
+ *	receives nothing this long, its probe included, fails its path
  * @reconnect_delay_max_ms: cap of the exponential reconnect backoff
  * @max_reconnect_attempts: attempts after a failure before giving up;
  *	-1 retries forever, 0 never reconnects on its own
@@ -401,7 +467,11 @@ struct rift_permit {
  * @nr_pending: entries of @pending
  * @failover_work: posts @pending requests, fails them at their deadline
  * @always_inv: offer ALWAYS_INVALIDATE when a path (re)connects (0 or 1)
- * @failed_over: requests posted again after losing their path
+ * @failed_over: posts made by @failover_work: requests posted again after
+ *	losing their path, and requests submitted with no path connected
+ *	(their first post)
+ * @nr_batched: requests held back in a connection's batch (QUEUED) on
+ *	any path; rift_clt_commit() has nothing to do while it is zero
  * @failover_errors: requests that found no path within io_timeout_ms
  * @secret: what every path proves to the server
  * @secret_len: bytes of @secret (0: none)
@@ -435,11 +505,13 @@ struct rift_clt_sess {
 	wait_queue_head_t		removed_wait;
 	u32				reconnect_delay_ms;
 	struct workqueue_struct		*wq;
+	struct workqueue_struct		*connect_wq;
 	struct notifier_block		dev_nb;
 	enum rift_clt_mp_policy		mp_policy;
 	u32				io_timeout_ms;
 	u32				hb_interval_ms;
 	u32				hb_missed_max;
+	u32				stall_timeout_ms;
 	u32				reconnect_delay_max_ms;
 	int				max_reconnect_attempts;
 	spinlock_t			pending_lock;	/* pending */
@@ -447,6 +519,7 @@ struct rift_clt_sess {
 	u32				nr_pending;
 	struct delayed_work		failover_work;
 	u32				always_inv;
+	atomic_t			nr_batched;
 	atomic64_t			failed_over;
 	atomic64_t			failover_errors;
 	u8				secret[RIFT_AUTH_SECRET_MAX];
@@ -532,7 +605,7 @@ void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
 void rift_clt_path_release_orphans(struct rift_clt_path *path);
 int rift_clt_con_poll(struct rift_clt_con *con, int budget);
 void rift_clt_path_poll_tick(struct rift_clt_path *path);
-int rift_clt_req_post(struct rift_clt_req *req);
+int rift_clt_req_post(struct rift_clt_req *req, bool more);
 void rift_clt_sess_failover_init(struct rift_clt_sess *sess);
 int rift_clt_reqs_init(struct rift_clt_sess *sess);
 u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);

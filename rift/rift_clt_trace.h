@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Rift client tracepoints: every rdma_cm event of a connection, every
- * reconnect delay drawn and every heartbeat tick (path state changes are
+ * reconnect delay drawn, every heartbeat tick and every progress tick
+ * that found an IO connection stalled (path state changes are
  * rift:rift_state, shared with the server).  Enable with
  * echo 1 > /sys/kernel/tracing/events/rift_clt/enable
  */
@@ -65,6 +66,28 @@ TRACE_EVENT(rift_clt_hb_tick,
 	    TP_printk("%s/%s: heartbeat tick, %u silent, %u ms late",
 		      __get_str(sess), __get_str(path), __entry->missed,
 		      __entry->late_ms)
+);
+
+TRACE_EVENT(rift_clt_stall,
+	    TP_PROTO(const char *sess, const char *path, u16 con, u32 silent_ms,
+		     int inflight, const char *action),
+	    TP_ARGS(sess, path, con, silent_ms, inflight, action),
+	    TP_STRUCT__entry(__string(sess, sess)
+			     __string(path, path)
+			     __field(u16, con)
+			     __field(u32, silent_ms)
+			     __field(int, inflight)
+			     __string(action, action)),
+	    TP_fast_assign(__assign_str(sess, sess);
+			   __assign_str(path, path);
+			   __entry->con = con;
+			   __entry->silent_ms = silent_ms;
+			   __entry->inflight = inflight;
+			   __assign_str(action, action);),
+	    /* action: "probe sent", "probe out" (waiting) or "no progress". */
+	    TP_printk("%s/%s con %u: nothing received for %u ms, %d in flight, %s",
+		      __get_str(sess), __get_str(path), __entry->con,
+		      __entry->silent_ms, __entry->inflight, __get_str(action))
 );
 
 #endif /* _RIFT_CLT_TRACE_H */

@@ -6,6 +6,13 @@
  * connection of the CPU it runs on, so each CPU's queue feeds its own
  * connection.  A request takes a transport permit without waiting; when
  * there is none, blk-mq runs the queue again later (BLK_STS_RESOURCE).
+ *
+ * The requests of one dispatch go out with one doorbell: all but the
+ * last (bd->last) are submitted with RIFT_REQ_MORE and wait, built, on
+ * their connection; the last posts them, chained, with one
+ * ib_post_send() per connection.  A dispatch that stops early ends with
+ * ->commit_rqs, and every error return here commits too, so that no
+ * request of the batch waits on the permits it holds itself.
  * Completions come from the transport's softirq and end the request
  * through blk_mq_complete_request().
  *
@@ -136,19 +143,24 @@ static blk_status_t riftblk_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct rift_clt_sess *rsess = dev->sess->rsess;
 	unsigned int nents = 0;
 	struct riftblk_io io;
+	blk_status_t sts;
 	bool data;
 	int err;
 
 	iu->dev_id = READ_ONCE(dev->dev_id);
+	sts = BLK_STS_NOTSUPP;
 	if (!riftblk_clt_rq_io(rq, iu->dev_id, &io))
-		return BLK_STS_NOTSUPP;
+		goto out;
+	sts = BLK_STS_IOERR;
 	if (riftblk_io_encode(&io, hdr, sizeof(hdr)) < 0)
-		return BLK_STS_IOERR;
+		goto out;
 	data = io.op == RIFTBLK_OP_READ || io.op == RIFTBLK_OP_WRITE;
 
+	sts = BLK_STS_RESOURCE;
 	iu->permit = rift_clt_get_permit(rsess, RIFT_PERMIT_NOWAIT);
 	if (!iu->permit)
-		return BLK_STS_RESOURCE;
+		goto out;
+	sts = BLK_STS_IOERR;
 	if (hctx->type == HCTX_TYPE_POLL)
 		rift_permit_set_poll(iu->permit, riftblk_clt_poll_idx(hctx));
 	blk_mq_start_request(rq);
@@ -156,18 +168,35 @@ static blk_status_t riftblk_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 		sg_init_table(iu->sg, dev->sess->max_segments);
 		nents = blk_rq_map_sg(rq->q, rq, iu->sg);
 	}
+	/* A failing call without RIFT_REQ_MORE still posts the batch. */
 	err = rift_clt_request(rsess, io.op == RIFTBLK_OP_READ ? RIFT_READ : RIFT_WRITE,
 			       &ops, iu->permit, &usr, 1, data ? io.len : 0,
-			       nents ? iu->sg : NULL, nents);
+			       nents ? iu->sg : NULL, nents,
+			       bd->last ? 0 : RIFT_REQ_MORE);
 	if (!err)
 		return BLK_STS_OK;
 	rift_clt_put_permit(rsess, iu->permit);
 	/* Out of MRs or memory for a moment: blk-mq tries again. */
 	if (err == -EAGAIN || err == -ENOMEM)
-		return BLK_STS_RESOURCE;
-	pr_err_ratelimited("%s: cannot submit a request: %d\n",
-			   dev->disk->disk_name, err);
-	return BLK_STS_IOERR;
+		sts = BLK_STS_RESOURCE;
+	else
+		pr_err_ratelimited("%s: cannot submit a request: %d\n",
+				   dev->disk->disk_name, err);
+out:
+	/*
+	 * blk-mq does not always call ->commit_rqs when the dispatch's last
+	 * request fails (a direct issue's last one finding no permit): the
+	 * requests held back would keep their permits and wait for this one.
+	 */
+	rift_clt_commit(rsess);
+	return sts;
+}
+
+static void riftblk_clt_commit_rqs(struct blk_mq_hw_ctx *hctx)
+{
+	struct riftblk_clt_dev *dev = hctx->queue->queuedata;
+
+	rift_clt_commit(dev->sess->rsess);
 }
 
 static enum blk_eh_timer_return riftblk_clt_timeout(struct request *rq)
@@ -209,6 +238,7 @@ static void riftblk_clt_map_queues(struct blk_mq_tag_set *set)
 
 const struct blk_mq_ops riftblk_clt_mq_ops = {
 	.queue_rq	= riftblk_clt_queue_rq,
+	.commit_rqs	= riftblk_clt_commit_rqs,
 	.complete	= riftblk_clt_complete,
 	.timeout	= riftblk_clt_timeout,
 	.poll		= riftblk_clt_poll,

@@ -65,7 +65,7 @@ int riftblk_clt_sync_req(struct riftblk_clt_sess *sess, enum rift_dir dir,
 		sg_init_one(&sg, buf, buflen);
 	permit = rift_clt_get_permit(sess->rsess, RIFT_PERMIT_WAIT);
 	err = rift_clt_request(sess->rsess, dir, &ops, permit, &kv, 1,
-			       buf ? buflen : 0, buf ? &sg : NULL, buf ? 1 : 0);
+			       buf ? buflen : 0, buf ? &sg : NULL, buf ? 1 : 0, 0);
 	if (!err) {
 		wait_for_completion(&s.done);
 		err = s.err;

@@ -95,7 +95,7 @@ done
 sr=1
 [ "$out" = ok ] && sr=0
 ktap_info "stale write under IO: '$out' after $i attempt(s)"
-rift_wait_pid 200 $bg
+rift_wait_pid "$(rift_scaled 200)" $bg
 rc=$?
 ktap_info "stale write under IO: rc $sr; run rc $rc '$(cat "$RIFT_OUT/ai.io")', failed_over $(cat $CS/failed_over)"
 ktap_check "under IO: refused, and every request of the run verified" \

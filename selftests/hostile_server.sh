@@ -14,7 +14,11 @@
 #    path held fails over to the good one, the data reads back verified
 #    (the late answer: exactly one -ETIMEDOUT);
 #  - the once-only cases leave a path that reconnects and works; the
-#    INFO-stage cases a path that never connects while the session works.
+#    INFO-stage cases a path that never connects while the session works;
+#  - mute_io (the IO connections go silent while connection 0 answers
+#    heartbeats, which come 5 s apart here): the path fails for "no
+#    progress" within 1.5 s of the silence, timed on CLOCK_MONOTONIC
+#    from rift-evil's mark to the path's state tracepoint.
 # At the end: no completion the ULP saw twice or unasked, Rift's slab
 # objects back to what they were after a warm-up case, the modules unload.
 cd "$(dirname "$0")" && . ./lib.sh
@@ -50,6 +54,7 @@ IO_CASES=(
 	"hb_flood|heartbeat flood from the server"
 	"rnr|no progress for|heartbeat: nothing received"
 	"silent|heartbeat: nothing received|no progress for"
+	"mute_io|connection [0-9]+: no progress for [0-9]+ ms"
 )
 INFO_CASES=(
 	"info_qd|INFO_RSP disagrees with CON_RSP: 7 chunks"
@@ -60,7 +65,7 @@ INFO_CASES=(
 )
 
 ktap_header
-ktap_plan $((3 + 3 * ${#IO_CASES[@]} + 2 * ${#INFO_CASES[@]} + 3))
+ktap_plan $((3 + 3 * ${#IO_CASES[@]} + 2 + 2 * ${#INFO_CASES[@]} + 3))
 
 ktap_check "two rxe links" rift_rxe_pairs 2
 # Short heartbeats and a reconnect delay long enough to read the reason
@@ -130,6 +135,54 @@ reason_is()
 	grep -qE "$1" "$OUT/reasons"
 }
 
+# mute_io: heartbeats 5 s apart, 5 of them to miss (25 s), so that only
+# the progress tick can find the muted connection in time.  The path's
+# state changes and the progress tick's findings are traced on the mono
+# trace clock, which is CLOCK_MONOTONIC, the clock of rift-evil's mark.
+T=/sys/kernel/tracing
+tclock=
+mute_io_start()
+{
+	[ -d $T/events ] || mount -t tracefs nodev $T
+	tclock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $T/trace_clock)
+	echo mono > $T/trace_clock
+	echo > $T/trace
+	echo 1 > $T/events/rift/rift_state/enable
+	echo 1 > $T/events/rift_clt/rift_clt_stall/enable
+	echo 5000 > "$CS/hb_interval_ms" && echo 5 > "$CS/hb_missed_max"
+}
+
+mute_io_stop()
+{
+	[ -n "$tclock" ] || return 0
+	echo 0 > $T/events/rift_clt/rift_clt_stall/enable
+	echo 0 > $T/events/rift/rift_state/enable
+	echo "$tclock" > $T/trace_clock
+	tclock=
+}
+defer mute_io_stop
+
+# mute_io_check: the detection time, from the silence rift-evil marked to
+# the bad path's first state change after it (connected -> error).
+mute_io_check()
+{
+	local from at ms
+
+	cp $T/trace "$OUT/trace"
+	mute_io_stop
+	from=$(sed -n 's/.*mute_io: silent from \([0-9.]*\) .*/\1/p' "$OUT/evil.log" | head -n 1)
+	at=$(awk -v p="$S/$P1: connected -> " 'index($0, p) {
+		match($0, /[0-9]+\.[0-9]+: /); print substr($0, RSTART, RLENGTH - 2); exit }' "$OUT/trace")
+	ms=$(awk -v a="$at" -v f="$from" 'BEGIN { if (a != "" && f != "") printf "%d", (a - f) * 1000 }')
+	grep -F "$S/$P1 con" "$OUT/trace" | head -n 8 | sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */# mute_io: trace: /'
+	ktap_info "mute_io: the path failed ${ms:-?} ms after its IO connection went silent (rift-evil ${from:-?}, state change ${at:-?}); stall_timeout_ms $(cat "$CS/stall_timeout_ms"), heartbeats $(cat "$CS/hb_interval_ms") ms x $(cat "$CS/hb_missed_max"); probes $(rift_clt_stat $S "$P1" stall_probes), stalls $(rift_clt_stat $S "$P1" stalls) (good path: $(rift_clt_stat $S "$P0" stall_probes) probes)"
+	ktap_check "mute_io: failed for no progress within 1.5 s of the silence (heartbeats: 25 s)" \
+		eval "[ -n '$ms' ] && [ $ms -ge 0 ] && [ $ms -le 1500 ]"
+	ktap_check "mute_io: counted in stats/stall_probes and stats/stalls" \
+		eval "[ \"\$(rift_clt_stat $S $P1 stall_probes)\" -ge 1 ] &&
+		      [ \"\$(rift_clt_stat $S $P1 stalls)\" -ge 1 ]"
+}
+
 # The kernel log since the case began (never cleared: the harness reads
 # all of it for warnings).
 log_mark()
@@ -193,11 +246,16 @@ for c in "${IO_CASES[@]}"; do
 		ktap_fail "$name: path closed with its reason (no session)"
 		ktap_fail "$name: IO completed, data verified"
 		ktap_fail "$name: reason logged"
+		if [ "$name" = mute_io ]; then
+			ktap_fail "mute_io: failed for no progress within 1.5 s of the silence (no session)"
+			ktap_fail "mute_io: counted in stats/stall_probes and stats/stalls (no session)"
+		fi
 		session_end
 		case_keep "$name"
 		continue
 	fi
 	[ "$name" = late_rsp ] && echo 2000 > "$CS/io_timeout_ms"
+	[ "$name" = mute_io ] && mute_io_start
 	# Writes, then reads (read_overrun fires on the first read).
 	io write $seed
 	wrc=$?
@@ -209,6 +267,7 @@ for c in "${IO_CASES[@]}"; do
 	ok=$?
 	ktap_info "$name: last_error: $(grep . "$OUT/reasons" | tr '\n' '/'); write rc $wrc, verify rc $vrc, errors '$errs'"
 	ktap_check "$name: path closed with its reason" test $ok = 0
+	[ "$name" = mute_io ] && mute_io_check
 	if [ "$name" = late_rsp ]; then
 		ioc="[ \"$errs\" = '-ETIMEDOUT:1' ] && [ $vrc = 0 ] &&
 		     echo 30000 > $CS/io_timeout_ms && io write $seed && io verify $seed"

@@ -129,6 +129,15 @@ rift_write()
 	fi
 }
 
+# rift_scaled SECONDS: SECONDS times RIFT_TIMEOUT_SCALE (the harness sets
+# it, 3 on the sanitizer kernel: see tools/vm/lib.sh), for a bound on work
+# whose duration follows the CPU's speed, such as a fixed number of
+# requests; not for bounds that protocol timers set.
+rift_scaled()
+{
+	echo $(($1 * ${RIFT_TIMEOUT_SCALE:-1}))
+}
+
 # rift_wait_pid SECONDS PID: wait for a background job, up to SECONDS;
 # its exit status, or 124 if it is still running.
 rift_wait_pid()
@@ -145,4 +154,21 @@ rift_wait_pid()
 rift_now_ms()
 {
 	echo $(($(date +%s%N) / 1000000))
+}
+
+# rift_klog_mark TEXT: put "rift-selftest: TEXT" in the kernel log, to time
+# kernel events from with rift_klog_ms.  A shell that polls sysfs sees an
+# event late, by up to seconds on a slow (sanitizer) kernel; the kernel
+# log's clock does not depend on when the shell looked.
+rift_klog_mark()
+{
+	echo "rift-selftest: $*" > /dev/kmsg
+}
+
+# rift_klog_ms TEXT: the kernel-clock milliseconds of the last kernel log
+# line that contains TEXT (a fixed string); nothing if there is none.
+rift_klog_ms()
+{
+	dmesg | grep -F -- "$1" | tail -n 1 |
+		sed -n 's/^\[ *\([0-9]*\)\.\([0-9]\{3\}\).*/\1\2/p' | sed 's/^0*\([0-9]\)/\1/'
 }

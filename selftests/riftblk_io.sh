@@ -8,7 +8,9 @@
 # verifies (crc32c) random reads and writes of 512 B..1 MiB at queue
 # depths 1, 16 and 128 from two jobs (both CPUs) with zero errors; dd
 # writes a pattern that reads back identical through riftblk and on the
-# backing device itself; both paths carried IO; a second device whose
+# backing device itself; both paths carried IO; requests that fio
+# submits 16 at a time (one blk-mq dispatch) share ib_post_send() calls,
+# counted by the paths' stats/posts; a second device whose
 # driver completes requests in hard interrupt context (as virtio_blk and
 # NVMe do: null_blk's timer mode) carries verified fio too, its answers
 # sent from there; unmapping leaves no device and no session behind.
@@ -20,7 +22,7 @@ S=bio
 NB=riftnb0
 OUT=/tmp/riftblk_io
 ktap_header
-ktap_plan 18
+ktap_plan 20
 
 mkdir -p "$OUT"
 ktap_check "two rxe links" rift_rxe_pairs 2
@@ -68,6 +70,46 @@ if dd if="$OUT/pat" of="$dev" bs=1M oflag=direct status=none &&
 	cmp "$OUT/pat" "$OUT/back" && cmp "$OUT/pat" "$OUT/nb" && ok=1
 fi
 ktap_check "dd pattern reads back identical through riftblk and on $NB" test $ok = 1
+
+# posts_reqs: "POSTS REQUESTS" of the session, both paths summed.
+posts_reqs()
+{
+	local p posts=0 reqs=0
+	for p in "$RIFTBLK_P0" "$RIFTBLK_P1"; do
+		posts=$((posts + $(rift_clt_stat $S "$p" posts)))
+		reqs=$((reqs + $(rift_clt_stat $S "$p" reqs_read) + $(rift_clt_stat $S "$p" reqs_write)))
+	done
+	echo "$posts $reqs"
+}
+
+# fio_batch NAME BATCH: 4 KiB random reads at QD32, fio handing the
+# kernel BATCH requests per io_submit (one plug, so one blk-mq dispatch)
+# and reaping as many before it submits again; prints "POSTS REQUESTS"
+# the run added.
+fio_batch()
+{
+	local a b
+	read -r -a a <<<"$(posts_reqs)"
+	fio --name="$1" --filename="$dev" --direct=1 --ioengine=libaio \
+		--rw=randread --bs=4k --iodepth=32 --iodepth_batch_submit="$2" \
+		--iodepth_batch_complete_min="$2" --numjobs=1 --io_size=8M \
+		--size=64M --output="$OUT/$1.out" > /dev/null 2>&1 || return 1
+	read -r -a b <<<"$(posts_reqs)"
+	echo "$((b[0] - a[0])) $((b[1] - a[1]))"
+}
+
+batch_ok=0
+if one=$(fio_batch qd32-b1 1) && many=$(fio_batch qd32-b16 16); then
+	batch_ok=1
+fi
+read -r one_p one_r <<<"$one"
+read -r many_p many_r <<<"$many"
+ktap_info "QD32 4k randread, ib_post_send calls / requests: 1 per io_submit $one_p / $one_r, 16 per io_submit $many_p / $many_r"
+ktap_check "fio 4k randread QD32, 1 and 16 requests per io_submit" test $batch_ok = 1
+# One post per dispatch and connection: 16 requests over two paths are
+# two posts; at least half the posts saved leaves room for migrations.
+ktap_check "16 requests per io_submit: at most one ib_post_send per 2 requests" \
+	test "${many_r:-0}" -gt 0 -a $((2 * ${many_p:-0})) -le "${many_r:-0}"
 
 p0=$(rift_clt_stat $S "$RIFTBLK_P0" reqs_write)
 p1=$(rift_clt_stat $S "$RIFTBLK_P1" reqs_write)

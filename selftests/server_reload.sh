@@ -57,7 +57,7 @@ ktap_info "waiting requests: $(cat $CS/pending); paths: $(rift_paths_snapshot $S
 ktap_check "reload rift_server and rift_test_srv" \
 	eval "rift_srv_load && rift_insmod test/rift-test-srv store_mb=64"
 ktap_check "both paths reconnect to the new server" rift_wait_until 40 all_connected
-rift_wait_pid 240 $bg
+rift_wait_pid "$(rift_scaled 240)" $bg
 rc=$?
 ktap_info "write run: rc $rc '$(cat "$RIFT_OUT/reload.io")', errors $(($(rift_test_stat $S errors) - e0)) ($(rift_test_errnos $S)), failed_over $(cat $CS/failed_over)"
 ktap_check "every write of the run completed without error" \

@@ -89,7 +89,7 @@ for ev in "$RIFT_P0 disconnect" "$RIFT_P1 reconnect" "$RIFT_P1 disconnect" \
 done
 ktap_check "the IO run was still going after all five events" \
 	eval "[ $busy = 1 ] && kill -0 $bg 2>/dev/null"
-rift_wait_pid 150 $bg
+rift_wait_pid "$(rift_scaled 150)" $bg
 rc=$?
 ktap_info "run: rc $rc after $(($(rift_now_ms) - t0)) ms: $(cat "$RIFT_OUT/reconnect.io")"
 ktap_check "the run terminated: no request lost" test $rc != 124

@@ -47,9 +47,12 @@ taskset -c 1 bash -c "echo random $OFF1 $N $DEPTH $((SEED + 1)) > $RIFT_TEST_DBG
 p1=$!
 sleep 3
 ktap_check "both runs in flight at once" eval "kill -0 $p0 && kill -0 $p1"
-rift_wait_pid 240 $p0
+# Both runs go at once: one deadline for the two, stretched on a slow
+# (sanitizer) kernel like the test's own timeout.
+end=$((SECONDS + $(rift_scaled 240)))
+rift_wait_pid $((end - SECONDS)) $p0
 rc0=$?
-rift_wait_pid 240 $p1
+rift_wait_pid $((end - SECONDS)) $p1
 rc1=$?
 ms=$(($(rift_now_ms) - t0))
 ktap_info "$((2 * N)) requests in $ms ms: $((2 * N * 1000 / (ms + 1))) requests/s"
@@ -90,20 +93,28 @@ done
 ktap_check "both paths carried at least a quarter of the requests" test $ok = 1
 # rxe (6.1) may wedge a QP (see failover.sh): its requests are then posted
 # again on a path, and the path's new instance starts counting afresh on
-# the server.  Each re-post is counted in failed_over.
+# the server.  A path counts in failovers each request it held when it
+# failed, and each of those is posted once more (none failed: checked
+# above).  The session's failed_over counts every post its failover work
+# made, which includes a request submitted while no path was connected:
+# posted only once, later, it is no re-post, so failed_over may exceed
+# the failovers' sum but the per-path request counters add up to
+# 2N + failovers.
 fo=$(cat $RIFT_CLT_SYSFS/$S/failed_over)
 rc=0
+moved=0
 for p in $RIFT_P0 $RIFT_P1; do
 	rc=$((rc + $(rift_clt_stat $S $p reconnects)))
+	moved=$((moved + $(rift_clt_stat $S $p failovers)))
 done
-ktap_info "failed over: $fo requests; reconnects: $rc; $(dmesg | grep -c 'rxe_reg_fast_mr.*not free') wedged QPs"
-ktap_check "each request submitted once, plus once per failover (client per-path counters: $tot)" \
-	test $tot = $((2 * N + fo))
+ktap_info "moved off failed paths: $moved requests; posted by failover: $fo (failover errors $(cat $RIFT_CLT_SYSFS/$S/failover_errors), still waiting $(cat $RIFT_CLT_SYSFS/$S/pending)); reconnects: $rc; $(dmesg | grep -c 'rxe_reg_fast_mr.*not free') wedged QPs"
+ktap_check "each request posted once, plus once per move off a failed path (client per-path counters: $tot)" \
+	test $tot = $((2 * N + moved)) -a $moved -le $fo
 if [ $rc = 0 ]; then
 	ktap_check "the server received each exactly once ($srv)" test $srv = $((2 * N))
 else
 	ktap_check "the server's current path instances received no more than was posted ($srv)" \
-		test $srv -le $((2 * N + fo))
+		test $srv -le $((2 * N + moved))
 fi
 ok=1
 for p in $RIFT_P0 $RIFT_P1; do

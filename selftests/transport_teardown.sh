@@ -117,7 +117,7 @@ sleep 2
 ktap_check "rmmod rift_test refused while a run uses its files" \
 	eval "kill -0 $bg && ! rmmod rift_test 2>/dev/null && rift_loaded test/rift-test"
 ktap_check "the run completes fine" \
-	eval "rift_wait_pid 60 $bg && [ \$(rift_test_stat u1 errors) = $e0 ]"
+	eval "rift_wait_pid $(rift_scaled 60) $bg && [ \$(rift_test_stat u1 errors) = $e0 ]"
 ktap_check "no request completed twice or out of turn" \
 	test "$(rift_test_bad_completions)" = 0
 

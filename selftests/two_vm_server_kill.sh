@@ -105,12 +105,12 @@ path_state()
 	rift_path_state $S "$P"
 }
 
-# run_done SECONDS: the background run ended in time, with no error and
-# nothing completed twice.
+# run_done SECONDS: the background run ended in time (SECONDS on a normal
+# kernel, rift_scaled), with no error and nothing completed twice.
 run_done()
 {
 	local rc
-	rift_wait_pid "$1" $bg
+	rift_wait_pid "$(rift_scaled "$1")" $bg
 	rc=$?
 	ktap_info "write run: rc $rc '$(cat "$RIFT_OUT/$T.io" 2>/dev/null)', last '$(cat $RIFT_TEST_DBG/$S/last)', errors $(($(rift_test_stat $S errors) - e0)) ($(rift_test_errnos $S)), failed_over $(cat $CS/failed_over), failover_errors $(cat $CS/failover_errors)"
 	[ $rc = 0 ] && [ "$(rift_test_stat $S errors)" = "$e0" ] &&

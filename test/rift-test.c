@@ -456,7 +456,7 @@ static int rift_test_submit(struct rift_test_run *run,
 	/* Before the request: done may run before it returns. */
 	atomic_set(&t->state, RIFT_TEST_T_INFLIGHT);
 	err = rift_clt_request(ts->sess, slot->dir, &ops, slot->permit, &usr, 1,
-			       slot->len, slot->sg, nr);
+			       slot->len, slot->sg, nr, 0);
 	if (err) {
 		/* Not submitted: a done call for it now would be a bug. */
 		if (atomic_cmpxchg(&t->state, RIFT_TEST_T_INFLIGHT,

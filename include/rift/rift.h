@@ -159,6 +159,16 @@ struct rift_clt_req_ops {
 	void	(*done)(void *priv, int err);
 };
 
+/**
+ * enum rift_clt_req_flags - how rift_clt_request() submits
+ * @RIFT_REQ_MORE: more requests follow at once (blk-mq's !bd->last): the
+ *	request may wait, built, until the batch is posted with one
+ *	doorbell by the next request without the flag or rift_clt_commit()
+ */
+enum rift_clt_req_flags {
+	RIFT_REQ_MORE	= 1U << 0,
+};
+
 bool rift_proto_name_valid(const char *name, size_t len);
 int rift_auth_parse_secret(const char *hex, size_t len, u8 *key);
 
@@ -179,7 +189,8 @@ int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
 		     struct rift_permit *permit,
 		     const struct kvec *usr, size_t nr_usr,
 		     size_t data_len, struct scatterlist *sg,
-		     unsigned int sg_cnt);
+		     unsigned int sg_cnt, unsigned int flags);
+void rift_clt_commit(struct rift_clt_sess *sess);
 #ifdef CONFIG_RIFT_DEBUG
 /* Selftests only: see rift/rift-clt-debug.c. */
 int rift_clt_test_stale_rkey(struct rift_clt_sess *sess);

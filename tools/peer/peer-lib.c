@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -687,4 +688,32 @@ void run_id_init(void)
 	}
 	if (f)
 		fclose(f);
+}
+
+/*
+ * Lines of the kernel log that contain @needle, or -1 if the log cannot be
+ * read.  /dev/kmsg, opened afresh, starts at the oldest record it keeps.
+ */
+long kmsg_count(const char *needle)
+{
+	char rec[2048];
+	long n = 0;
+	ssize_t len;
+	int fd;
+
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		len = read(fd, rec, sizeof(rec) - 1);
+		if (len < 0 && errno == EPIPE)
+			continue;	/* overwritten while read: skip it */
+		if (len <= 0)
+			break;
+		rec[len] = '\0';
+		if (strstr(rec, needle))
+			n++;
+	}
+	close(fd);
+	return n;
 }

@@ -134,6 +134,7 @@ bool path_connect(struct path *p, u16 idx);
 int info_req_encode(const char *name, u16 version, u8 *buf, size_t cap);
 enum peer_outcome path_try(struct path *p, struct peer_conn **c, u16 *reason);
 long long now_ms(void);
+long kmsg_count(const char *needle);
 const char *outcome_str(enum peer_outcome o);
 int info_req_encode_as(const char *name, const char *host, const u8 *proof,
 		       u16 version, u8 *buf, size_t cap);

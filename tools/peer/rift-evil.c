@@ -35,6 +35,12 @@
  *                   receiver-not-ready for good
  *   silent          nothing answered, heartbeats neither; the
  *                   connections stay up
+ *   mute_io         from the first request on, nothing answered on the
+ *                   IO connections (requests nor heartbeats), while
+ *                   connection 0 answers heartbeats: a wedged IO
+ *                   connection under a control connection that is fine;
+ *                   "mute_io: silent from S.US" gives the moment on
+ *                   CLOCK_MONOTONIC
  *
  * With -B it serves riftblk instead: its RAM store is one device (any
  * OPEN path maps it read-write, 512-byte blocks, discard and write
@@ -55,8 +61,8 @@
  * The info_* and con_rsp_differs cases hit every attempt of a bad path
  * (it never comes up); the others fire once, on the first bad path
  * instance that gets a request (hb_flood, rnr and silent: that finishes
- * its INFO exchange), after which the path reconnects to a server that
- * behaves.  "none" misbehaves nowhere.
+ * its INFO exchange; mute_io: on an IO connection), after which the path
+ * reconnects to a server that behaves.  "none" misbehaves nowhere.
  *
  * usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE] [-B]
  *                  [-t SECONDS] [-l LATE_MS] [-f FLOOD_MS]
@@ -96,7 +102,7 @@ enum evil_case {
 	C_WRONG_CON, C_LATE_RSP, C_RKEY_NOAI, C_RKEY_CHUNK, C_RKEY_BOGUS,
 	C_RKEY_MISSING, C_READ_OVERRUN, C_INFO_QD, C_INFO_CHUNK_SIZE,
 	C_INFO_FEAT, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
-	C_SILENT, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW, C_RB_DGRAN,
+	C_SILENT, C_MUTE_IO, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW, C_RB_DGRAN,
 	C_RB_DGRAN_HUGE, C_RB_SHORT, C_RB_INFO_DGRAN, C_NR,
 };
 
@@ -105,7 +111,7 @@ static const char * const case_names[C_NR] = {
 	"wrong_con", "late_rsp", "rkey_noai", "rkey_chunk", "rkey_bogus",
 	"rkey_missing", "read_overrun", "info_qd", "info_chunk_size",
 	"info_feat", "info_table", "con_rsp_differs", "hb_flood", "rnr",
-	"silent", "rb_lbs", "rb_sectors", "rb_max_hw", "rb_dgran",
+	"silent", "mute_io", "rb_lbs", "rb_sectors", "rb_max_hw", "rb_dgran",
 	"rb_dgran_huge", "rb_short", "rb_info_dgran",
 };
 
@@ -123,7 +129,7 @@ static const char * const case_names[C_NR] = {
  * @rkey: their key
  * @info_done: INFO_RSP sent
  * @ai: always-invalidate accepted: every answer is a RSP_RKEY
- * @fired: this instance misbehaves now (hb_flood, rnr, silent)
+ * @fired: this instance misbehaves now (hb_flood, rnr, silent, mute_io)
  * @held: late_rsp: answers of the held request still to send
  * @held_chunk: its chunk
  * @held_con: the connection it came on
@@ -691,6 +697,25 @@ static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
 		send_rsp_raw(p, con, p->rsp.queue_depth + 5, 0, false, 0, 0);
 }
 
+/*
+ * mute_io fires on the first message on an IO connection of a bad path
+ * (a request: the client probes only a connection with requests in
+ * flight); that message and all after it on the IO connections go
+ * unanswered.  The moment is printed on CLOCK_MONOTONIC, the clock of the
+ * kernel's "mono" trace clock, for the test to time the client against.
+ */
+static bool mute_io_fire(struct epath *p, u16 con)
+{
+	struct timespec ts;
+
+	if (!fire(p, C_MUTE_IO))
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	say(p, "mute_io: silent from %lld.%06ld on connection %u", (long long)ts.tv_sec,
+	    ts.tv_nsec / 1000, con);
+	return true;
+}
+
 static void on_message(struct epath *p, u16 con, const struct peer_recv *r)
 {
 	struct rift_imm imm;
@@ -702,6 +727,8 @@ static void on_message(struct epath *p, u16 con, const struct peer_recv *r)
 		return;
 	}
 	if (p->fired && the_case == C_SILENT)
+		return;
+	if (con > 0 && ((p->fired && the_case == C_MUTE_IO) || mute_io_fire(p, con)))
 		return;
 	if (!r->has_imm ||
 	    rift_imm_decode((__force __be32)r->imm, p->rsp.queue_depth, &imm)) {

@@ -614,6 +614,7 @@ static const struct tunable tunables[] = {
 	{ "io_timeout_ms", 0, 3600000 },
 	{ "hb_interval_ms", 100, 60000 },
 	{ "hb_missed_max", 1, 100 },
+	{ "stall_timeout_ms", 200, 60000 },
 	{ "reconnect_delay_ms", 10, 3600000 },
 	{ "reconnect_delay_max_ms", 10, 3600000 },
 	{ "max_reconnect_attempts", -1, INT_MAX },
@@ -689,7 +690,7 @@ int cmd_set(int argc, char **argv)
 			return usage_error("'%s' is not KEY=VALUE", a);
 		t[i] = tunable_find(a, eq - a);
 		if (!t[i])
-			return usage_error("unknown setting '%.*s' (mp_policy, io_timeout_ms, hb_interval_ms, hb_missed_max, reconnect_delay_ms, reconnect_delay_max_ms, max_reconnect_attempts, always_invalidate)",
+			return usage_error("unknown setting '%.*s' (mp_policy, io_timeout_ms, hb_interval_ms, hb_missed_max, stall_timeout_ms, reconnect_delay_ms, reconnect_delay_max_ms, max_reconnect_attempts, always_invalidate)",
 					   (int)(eq - a), a);
 		for (j = 0; j < i; j++)
 			if (t[j] == t[i])

@@ -18,7 +18,7 @@
 # (pages_check below): kmemleak sees no page memory.
 #
 # usage: guest-selftests.sh ROLE TEST...   (ROLE: single, server, client)
-# Results: $RIFT_OUT/results/<test>[.<role>].{rc,log,dmesg,why}
+# Results: $RIFT_OUT/results/<test>[.<role>].{rc,log,dmesg,why,mem}
 set -u
 role=$1
 shift
@@ -134,6 +134,42 @@ pages_check()
 	echo "page_owner: read and judged in $((SECONDS - s)) s" >> "$res/$1.pages"
 }
 
+# Memory during a test, for reading, not judged (KEY.mem): rxe drops a
+# packet it cannot allocate an skb for (GFP_ATOMIC, silent but for "Failed
+# allocating skb") and fails the QP, and only figures tell whether memory
+# ran short then or something else failed.  mem_sample keeps the lowest
+# MemFree seen (called from the wait loop, every 0.5 s: no fork);
+# mem_report puts it beside the zones' min watermarks and what reclaim and
+# compaction did during the test (/proc/vmstat deltas; allocstall: direct
+# reclaim, which a GFP_ATOMIC allocation cannot do).
+mem_counters()
+{
+	grep -E '^(allocstall_|pgscan_(kswapd|direct) |compact_(stall|fail) |kswapd_low_wmark_hit_quickly )' \
+		/proc/vmstat 2>/dev/null
+}
+
+mem_sample()
+{
+	local k v _
+	while read -r k v _; do
+		if [ "$k" = MemFree: ]; then
+			[ -n "$memmin" ] && [ "$v" -ge "$memmin" ] || memmin=$v
+			return
+		fi
+	done < /proc/meminfo
+}
+
+mem_report()
+{
+	local key=$1 before=$2
+	{
+		echo "MemFree at least ${memmin:-?} kB during the test (sampled every 0.5 s); zones' min watermarks $(awk '$1 == "min" { s += $2 } END { print s * 4 }' /proc/zoneinfo) kB"
+		printf '%s\n' "$before" | awk 'NR == FNR { b[$1] = $2; next }
+			{ printf "%s %d during the test\n", $1, $2 - b[$1] }' - <(mem_counters)
+		grep -E '^(MemTotal|MemFree|MemAvailable|Slab|SUnreclaim|KernelStack|VmallocUsed|Percpu):' /proc/meminfo
+	} > "$res/$key.mem" 2>&1
+}
+
 # ktap_judge TEST KEY: what the test printed must match what it planned,
 # and it may not skip.  Sets rc.
 #  - The plan "1..N" must be there and N points printed: a test that died
@@ -179,6 +215,8 @@ for t in "$@"; do
 	echo "$t $tmo" > "$res/../current.$role.tmp"
 	mv "$res/../current.$role.tmp" "$res/../current.$role"
 	echo "rift-selftest: begin $key" > /dev/kmsg
+	memmin=
+	mem0=$(mem_counters)
 
 	(cd "$top/selftests" && exec setsid bash "./$t.sh" "$role") \
 		> "$res/$key.log" 2>&1 < /dev/null &
@@ -192,12 +230,14 @@ for t in "$@"; do
 			echo "timeout: killed after ${tmo}s" > "$res/$key.why"
 			break
 		fi
+		mem_sample
 		sleep 0.5
 	done
 	# A test stuck in the kernel may not die; do not wait for it then.
 	[ -n "$rc" ] || { wait "$pid"; rc=$?; }
 
 	echo "rift-selftest: end $key rc=$rc" > /dev/kmsg
+	mem_report "$key" "$mem0"
 	ktap_judge "$t" "$key"
 	leaks=$(kmemleak_check "$key")
 	pleak=$(pages_check "$key")
