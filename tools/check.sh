@@ -183,6 +183,13 @@ else
 	if ! add_counts "$logs/selftests.log" selftests || [ $rc -ne 0 ]; then
 		result 1 "VM selftests" selftests.log
 	fi
+	# The second kernel boots too, for the transport and riftblk IO
+	# selftests (make check-612; its builds ran above).  Last: it leaves
+	# 6.12 objects in the tree.
+	if [ -n "${kver612:-}" ]; then
+		RIFT_612_VM_ONLY=1 tools/check-612.sh > "$logs/check-612.log" 2>&1
+		result $? "VM selftests on $kver612 (transport, riftblk_io)" check-612.log
+	fi
 fi
 
 summary
