@@ -13,8 +13,13 @@
 #   make demo          boot a VM over Soft-RoCE and show Rift at work
 #   make bench         fio/perftest numbers: riftblk vs nvme-rdma, RNBD and
 #                      the raw verbs limit, in one VM (never pass/fail)
+#   make check-612     build warning-free (W=1, sparse) for Debian's
+#                      Linux 6.12 and run the transport and riftblk_io
+#                      selftests on it (T= for others; tools/kernel-612.sh
+#                      fetches it, about 125 MB, and installs it for the VM)
 #   make selftest T=x  run one selftest in the VM (developer loop);
-#                      RIFT_KERNEL=debug boots the sanitizer kernel
+#                      RIFT_KERNEL=debug boots the sanitizer kernel,
+#                      RIFT_KERNEL=612 Debian's 6.12 (after make check-612)
 #   make soak          riftblk under fio verify while links flap, go silent
 #                      and the server reloads, SOAK_MIN minutes (30); then
 #                      while the server VM is killed and replaced,
@@ -28,6 +33,12 @@
 # RIFT_KERNEL=debug: build for the sanitizer kernel (tools/debug-kernel.sh).
 ifeq ($(RIFT_KERNEL),debug)
 KVER ?= $(shell $(CURDIR)/tools/debug-kernel.sh --kver 2>/dev/null)
+endif
+# RIFT_KERNEL=612: build for Debian's 6.12, its headers in the cache of
+# tools/kernel-612.sh (installed or not).
+ifeq ($(RIFT_KERNEL),612)
+KVER ?= $(shell $(CURDIR)/tools/kernel-612.sh --kver 2>/dev/null)
+KDIR ?= $(shell $(CURDIR)/tools/kernel-612.sh --kdir 2>/dev/null)
 endif
 KVER ?= $(shell $(CURDIR)/tools/kver.sh 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -43,11 +54,11 @@ RIFT_DEBUG ?= y
 # Recursive (=): `make install` sets both empty for itself.
 RIFT_CONFIG = CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 	       CONFIG_RIFT_DEBUG=$(RIFT_DEBUG) CONFIG_RIFT_TEST=$(RIFT_TEST) \
-	       CONFIG_RIFTBLK_CLIENT=m CONFIG_RIFTBLK_SERVER=m
+	       CONFIG_RIFTBLK_COMMON=m CONFIG_RIFTBLK_CLIENT=m CONFIG_RIFTBLK_SERVER=m
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules riftctl deps check check-debug check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules soak help
+.PHONY: all modules riftctl deps check check-debug check-612 check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules soak help
 
 all: modules riftctl
 
@@ -75,6 +86,9 @@ check:
 
 check-debug:
 	$(CURDIR)/tools/check-debug.sh
+
+check-612:
+	$(CURDIR)/tools/check-612.sh $(T)
 
 debug-kernel:
 	$(CURDIR)/tools/debug-kernel.sh

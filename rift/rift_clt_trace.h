@@ -13,6 +13,7 @@
 #define _RIFT_CLT_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <rift/rift-compat.h>
 
 TRACE_EVENT(rift_clt_path_backoff,
 	    TP_PROTO(const char *sess, const char *path, u32 attempt, u64 delay_ms),
@@ -21,8 +22,8 @@ TRACE_EVENT(rift_clt_path_backoff,
 			     __string(path, path)
 			     __field(u32, attempt)
 			     __field(u64, delay_ms)),
-	    TP_fast_assign(__assign_str(sess, sess);
-			   __assign_str(path, path);
+	    TP_fast_assign(rift_assign_str(sess, sess);
+			   rift_assign_str(path, path);
 			   __entry->attempt = attempt;
 			   __entry->delay_ms = delay_ms;),
 	    TP_printk("%s/%s: reconnect attempt %u in %llu ms", __get_str(sess),
@@ -39,12 +40,12 @@ TRACE_EVENT(rift_clt_stall,
 			     __field(u32, silent_ms)
 			     __field(int, inflight)
 			     __string(action, action)),
-	    TP_fast_assign(__assign_str(sess, sess);
-			   __assign_str(path, path);
+	    TP_fast_assign(rift_assign_str(sess, sess);
+			   rift_assign_str(path, path);
 			   __entry->con = con;
 			   __entry->silent_ms = silent_ms;
 			   __entry->inflight = inflight;
-			   __assign_str(action, action);),
+			   rift_assign_str(action, action);),
 	    /* action: "probe sent", "probe out" (waiting) or "no progress". */
 	    TP_printk("%s/%s con %u: nothing received for %u ms, %d in flight, %s",
 		      __get_str(sess), __get_str(path), __entry->con,

@@ -15,6 +15,7 @@
 
 #include <linux/tracepoint.h>
 #include <rdma/rdma_cm.h>
+#include <rift/rift-compat.h>
 
 TRACE_EVENT(rift_state,
 	    TP_PROTO(const char *machine, const char *sess, const char *obj,
@@ -25,11 +26,11 @@ TRACE_EVENT(rift_state,
 			     __string(obj, obj)
 			     __string(from, from)
 			     __string(to, to)),
-	    TP_fast_assign(__assign_str(machine, machine);
-			   __assign_str(sess, sess);
-			   __assign_str(obj, obj);
-			   __assign_str(from, from);
-			   __assign_str(to, to);),
+	    TP_fast_assign(rift_assign_str(machine, machine);
+			   rift_assign_str(sess, sess);
+			   rift_assign_str(obj, obj);
+			   rift_assign_str(from, from);
+			   rift_assign_str(to, to);),
 	    TP_printk("%s %s/%s: %s -> %s", __get_str(machine), __get_str(sess),
 		      __get_str(obj), __get_str(from), __get_str(to))
 );
@@ -45,12 +46,12 @@ TRACE_EVENT(rift_con_event,
 			     __field(int, event)
 			     __string(msg, rdma_event_msg(event))
 			     __field(int, status)),
-	    TP_fast_assign(__assign_str(role, role);
-			   __assign_str(sess, sess);
-			   __assign_str(path, path);
+	    TP_fast_assign(rift_assign_str(role, role);
+			   rift_assign_str(sess, sess);
+			   rift_assign_str(path, path);
 			   __entry->con = con;
 			   __entry->event = event;
-			   __assign_str(msg, rdma_event_msg(event));
+			   rift_assign_str(msg, rdma_event_msg(event));
 			   __entry->status = status;),
 	    /* The name is copied: the trace buffer outlives ib_core's strings. */
 	    TP_printk("%s %s/%s con %u: %s (%d)", __get_str(role), __get_str(sess),
@@ -67,9 +68,9 @@ TRACE_EVENT(rift_hb_tick,
 			     __string(path, path)
 			     __field(u32, missed)
 			     __field(u32, late_ms)),
-	    TP_fast_assign(__assign_str(role, role);
-			   __assign_str(sess, sess);
-			   __assign_str(path, path);
+	    TP_fast_assign(rift_assign_str(role, role);
+			   rift_assign_str(sess, sess);
+			   rift_assign_str(path, path);
 			   __entry->missed = missed;
 			   __entry->late_ms = late_ms;),
 	    /* late_ms: how far the tick ran behind its deadline. */

@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
+#include <rift/rift-compat.h>
 #include "riftblk-clt.h"
 
 #define RIFTBLK_PART_SHIFT	4
@@ -26,15 +27,15 @@ static int riftblk_major;
 static DEFINE_IDA(riftblk_clt_ida);
 static LIST_HEAD(riftblk_clt_devs);
 
-static int riftblk_clt_open(struct block_device *bdev, fmode_t mode)
+static int riftblk_clt_open_disk(struct gendisk *disk, bool write)
 {
-	struct riftblk_clt_dev *dev = bdev->bd_disk->private_data;
+	struct riftblk_clt_dev *dev = disk->private_data;
 	int err = 0;
 
 	mutex_lock(&dev->lock);
 	if (riftblk_clt_dev_unmapping(dev))
 		err = -ENXIO;
-	else if ((mode & FMODE_WRITE) && dev->access_mode == RIFTBLK_ACCESS_RO)
+	else if (write && dev->access_mode == RIFTBLK_ACCESS_RO)
 		err = -EROFS;
 	else
 		dev->open_cnt++;
@@ -42,7 +43,7 @@ static int riftblk_clt_open(struct block_device *bdev, fmode_t mode)
 	return err;
 }
 
-static void riftblk_clt_release(struct gendisk *disk, fmode_t mode)
+static void riftblk_clt_release_disk(struct gendisk *disk)
 {
 	struct riftblk_clt_dev *dev = disk->private_data;
 
@@ -50,6 +51,8 @@ static void riftblk_clt_release(struct gendisk *disk, fmode_t mode)
 	dev->open_cnt--;
 	mutex_unlock(&dev->lock);
 }
+
+RIFT_DEFINE_BDEV_OPS(riftblk_clt)
 
 /* The last reference to the disk is gone: nothing can reach @dev. */
 static void riftblk_clt_free_disk(struct gendisk *disk)
@@ -152,7 +155,7 @@ static int riftblk_clt_dev_setup(struct riftblk_clt_dev *dev)
 	err = blk_mq_alloc_tag_set(set);
 	if (err)
 		return err;
-	disk = blk_mq_alloc_disk(set, dev);
+	disk = rift_blk_mq_alloc_disk(set, dev);
 	if (IS_ERR(disk)) {
 		blk_mq_free_tag_set(set);
 		return PTR_ERR(disk);
@@ -164,7 +167,13 @@ static int riftblk_clt_dev_setup(struct riftblk_clt_dev *dev)
 	disk->fops = &riftblk_clt_fops;
 	disk->private_data = dev;
 	snprintf(disk->disk_name, sizeof(disk->disk_name), "riftblk%d", dev->idx);
-	riftblk_clt_set_limits(dev);
+	err = riftblk_clt_set_limits(dev);
+	if (err) {
+		/* Not added: the release does not free @dev. */
+		put_disk(disk);
+		blk_mq_free_tag_set(set);
+		return err;
+	}
 	set_capacity(disk, dev->info.nr_sectors);
 	if (dev->access_mode == RIFTBLK_ACCESS_RO)
 		set_disk_ro(disk, true);

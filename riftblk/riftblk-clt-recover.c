@@ -26,6 +26,7 @@
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 
+#include <rift/rift-compat.h>
 #include "riftblk-clt.h"
 
 static unsigned int size_poll_ms = 2000;
@@ -165,36 +166,42 @@ void riftblk_clt_park(struct riftblk_clt_dev *dev, struct riftblk_clt_iu *iu)
 /**
  * riftblk_clt_set_limits() - the queue's limits from the server's INFO
  * @dev: device, with @info as the server gave it
+ *
+ * Return: 0, or a negative errno if the block layer refuses them (6.11
+ * and later check them as a whole; the codec's checks make that unlikely).
  */
-void riftblk_clt_set_limits(struct riftblk_clt_dev *dev)
+int riftblk_clt_set_limits(struct riftblk_clt_dev *dev)
 {
 	const struct riftblk_dev_info *info = &dev->info;
 	struct request_queue *q = dev->disk->queue;
-	u32 max_sectors = round_down(dev->sess->max_io_size, PAGE_SIZE) >> SECTOR_SHIFT;
 	/* Whole-byte lengths of one request must fit the IO message's len. */
 	u32 cap = U32_MAX >> SECTOR_SHIFT;
+	struct rift_queue_limits lim = {
+		.logical_block_size = info->logical_block_size,
+		.physical_block_size = info->physical_block_size,
+		.io_min = info->io_min,
+		.io_opt = info->io_opt,
+		.max_hw_sectors = round_down(dev->sess->max_io_size, PAGE_SIZE) >> SECTOR_SHIFT,
+		.max_segments = min_t(u32, dev->sess->max_segments, USHRT_MAX),
+		/* Reads go through one page-granular MR: no gaps inside a page. */
+		.virt_boundary_mask = PAGE_SIZE - 1,
+		.max_discard_segments = 1,
+		.max_discard_sectors = min(info->max_discard_sectors, cap),
+		.discard_granularity = info->max_discard_sectors ?
+			max(info->discard_granularity, info->logical_block_size) : 0,
+		.max_write_zeroes_sectors = min(info->max_write_zeroes_sectors, cap),
+		.max_secure_erase_sectors = min(info->max_secure_erase_sectors, cap),
+		.write_cache = info->caps & RIFTBLK_CAP_WRITE_CACHE,
+		.fua = info->caps & RIFTBLK_CAP_FUA,
+		.rotational = info->caps & RIFTBLK_CAP_ROTATIONAL,
+	};
+	int err;
 
-	blk_queue_logical_block_size(q, info->logical_block_size);
-	blk_queue_physical_block_size(q, info->physical_block_size);
-	blk_queue_io_min(q, info->io_min);
-	blk_queue_io_opt(q, info->io_opt);
-	blk_queue_max_hw_sectors(q, max_sectors);
-	blk_queue_max_segments(q, min_t(u32, dev->sess->max_segments, USHRT_MAX));
-	/* Reads go through one page-granular MR: no gaps inside a page. */
-	blk_queue_virt_boundary(q, PAGE_SIZE - 1);
-	blk_queue_max_discard_segments(q, 1);
-	blk_queue_max_discard_sectors(q, min(info->max_discard_sectors, cap));
-	q->limits.discard_granularity = info->max_discard_sectors ?
-		max(info->discard_granularity, info->logical_block_size) : 0;
-	blk_queue_max_write_zeroes_sectors(q, min(info->max_write_zeroes_sectors, cap));
-	blk_queue_max_secure_erase_sectors(q, min(info->max_secure_erase_sectors, cap));
-	blk_queue_write_cache(q, info->caps & RIFTBLK_CAP_WRITE_CACHE,
-			      info->caps & RIFTBLK_CAP_FUA);
-	if (info->caps & RIFTBLK_CAP_ROTATIONAL)
-		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
-	else
-		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	err = rift_queue_limits_apply(q, &lim);
+	if (err)
+		return err;
 	blk_queue_rq_timeout(q, RIFTBLK_RQ_TIMEOUT);
+	return 0;
 }
 
 static void riftblk_clt_size_work(struct work_struct *work)
@@ -266,7 +273,12 @@ static int riftblk_clt_reopen(struct riftblk_clt_dev *dev, bool remap)
 	dev->reopen = false;
 	if (remap) {
 		dev->info = info;
-		riftblk_clt_set_limits(dev);
+		err = riftblk_clt_set_limits(dev);
+		if (err) {
+			pr_warn_ratelimited("%s: remap: the block layer refuses the limits of %s: %d\n",
+					    dev->disk->disk_name, dev->device_path, err);
+			return err;
+		}
 		set_capacity_and_notify(dev->disk, info.nr_sectors);
 		pr_info("%s: remapped %s as dev_id %u\n", dev->disk->disk_name,
 			dev->device_path, info.dev_id);

@@ -174,7 +174,7 @@ bool riftblk_clt_dev_change_state(struct riftblk_clt_dev *dev,
 bool riftblk_clt_dev_unmapping(struct riftblk_clt_dev *dev);
 void riftblk_clt_park(struct riftblk_clt_dev *dev, struct riftblk_clt_iu *iu);
 int riftblk_clt_remap(struct riftblk_clt_dev *dev);
-void riftblk_clt_set_limits(struct riftblk_clt_dev *dev);
+int riftblk_clt_set_limits(struct riftblk_clt_dev *dev);
 void riftblk_clt_size_poll_start(struct riftblk_clt_dev *dev);
 
 /* riftblk-clt-mq.c: blk-mq's operations, the IO path */

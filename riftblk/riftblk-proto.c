@@ -16,6 +16,7 @@
  * -EMSGSIZE when an encoder's buffer is too small.
  */
 
+#include <linux/export.h>
 #include <linux/types.h>
 #include <linux/stddef.h>
 #include <linux/errno.h>
@@ -66,6 +67,7 @@ int riftblk_hdr_decode(const void *buf, size_t len, struct riftblk_hdr *hdr)
 	hdr->len = mlen;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(riftblk_hdr_decode);
 
 /*
  * Header of a message of @type whose version-1 struct is @min bytes.
@@ -126,6 +128,7 @@ int riftblk_open_encode(const struct riftblk_open *open, void *buf, size_t cap)
 	memcpy(buf, &w, sizeof(w));
 	return sizeof(w);
 }
+EXPORT_SYMBOL_GPL(riftblk_open_encode);
 
 /**
  * riftblk_open_decode() - validate a received OPEN
@@ -156,6 +159,7 @@ int riftblk_open_decode(const void *buf, size_t len, struct riftblk_open *open)
 	open->path[plen] = '\0';
 	return 0;
 }
+EXPORT_SYMBOL_GPL(riftblk_open_decode);
 
 static bool riftblk_dev_info_ok(const struct riftblk_dev_info *info)
 {
@@ -226,6 +230,7 @@ int riftblk_dev_info_encode(u16 type, const struct riftblk_dev_info *info,
 	memcpy(buf, &w, sizeof(w));
 	return sizeof(w);
 }
+EXPORT_SYMBOL_GPL(riftblk_dev_info_encode);
 
 /**
  * riftblk_dev_info_decode() - validate a received OPEN_RSP or INFO_RSP
@@ -270,6 +275,7 @@ int riftblk_dev_info_decode(u16 type, const void *buf, size_t len,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_GPL(riftblk_dev_info_decode);
 
 /**
  * riftblk_dev_encode() - write a CLOSE or INFO
@@ -294,6 +300,7 @@ int riftblk_dev_encode(u16 type, u32 dev_id, void *buf, size_t cap)
 	memcpy(buf, &w, sizeof(w));
 	return sizeof(w);
 }
+EXPORT_SYMBOL_GPL(riftblk_dev_encode);
 
 /**
  * riftblk_dev_decode() - validate a received CLOSE or INFO
@@ -320,6 +327,7 @@ int riftblk_dev_decode(u16 type, const void *buf, size_t len, u32 *dev_id)
 	*dev_id = le32_to_cpu(w.dev_id);
 	return 0;
 }
+EXPORT_SYMBOL_GPL(riftblk_dev_decode);
 
 /*
  * What the transport can carry: lengths in whole sectors, data ops with
@@ -376,6 +384,7 @@ int riftblk_io_encode(const struct riftblk_io *io, void *buf, size_t cap)
 	memcpy(buf, &w, sizeof(w));
 	return sizeof(w);
 }
+EXPORT_SYMBOL_GPL(riftblk_io_encode);
 
 /**
  * riftblk_io_decode() - validate a received IO
@@ -413,6 +422,7 @@ int riftblk_io_decode(const void *buf, size_t len, struct riftblk_io *io)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_GPL(riftblk_io_decode);
 
 static const char *const riftblk_mode_names[RIFTBLK_ACCESS_NR] = {
 	[RIFTBLK_ACCESS_RO]		= "ro",
@@ -430,6 +440,7 @@ const char *riftblk_access_mode_name(u16 mode)
 {
 	return mode < RIFTBLK_ACCESS_NR ? riftblk_mode_names[mode] : "unknown";
 }
+EXPORT_SYMBOL_GPL(riftblk_access_mode_name);
 
 /**
  * riftblk_access_mode_parse() - access mode of a name
@@ -446,3 +457,4 @@ int riftblk_access_mode_parse(const char *name)
 			return i;
 	return -EINVAL;
 }
+EXPORT_SYMBOL_GPL(riftblk_access_mode_parse);

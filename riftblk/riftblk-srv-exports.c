@@ -289,7 +289,7 @@ static ssize_t add_export_store(struct kobject *kobj, struct kobj_attribute *att
 				const char *buf, size_t count)
 {
 	struct riftblk_srv_export *e;
-	struct block_device *bdev;
+	struct rift_bdev bdev;
 	char *line;
 	int err;
 
@@ -309,15 +309,14 @@ static ssize_t add_export_store(struct kobject *kobj, struct kobj_attribute *att
 		goto err_free;
 	}
 	/* An open, not only a lookup: the device must exist, and be named. */
-	bdev = blkdev_get_by_dev(e->devt, FMODE_READ, NULL);
-	if (IS_ERR(bdev)) {
-		err = PTR_ERR(bdev);
+	err = rift_bdev_open(&bdev, e->devt, false, NULL);
+	if (err) {
 		pr_warn_ratelimited("add_export: cannot open %s: %d\n", e->path, err);
 		goto err_free;
 	}
 	kobject_init(&e->kobj, &riftblk_srv_export_ktype);
-	err = kobject_set_name(&e->kobj, "%pg", bdev);
-	blkdev_put(bdev, FMODE_READ);
+	err = kobject_set_name(&e->kobj, "%pg", bdev.bdev);
+	rift_bdev_close(&bdev);
 	if (err)
 		goto err_put;
 	mutex_lock(&riftblk_srv_lock);

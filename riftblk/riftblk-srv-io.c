@@ -54,7 +54,7 @@ static bool riftblk_io_writes(u16 op)
 static int riftblk_srv_io_check(struct riftblk_srv_map *map,
 				const struct riftblk_io *io)
 {
-	struct block_device *bdev = map->bdev;
+	struct block_device *bdev = map->bdev.bdev;
 	u32 lbs = bdev_logical_block_size(bdev);
 	sector_t nr = bdev_nr_sectors(bdev);
 
@@ -143,7 +143,7 @@ static unsigned short riftblk_srv_nr_vecs(const u8 *p, u32 left)
 static void riftblk_srv_io_work(struct work_struct *work)
 {
 	struct riftblk_srv_io *ctx = container_of(work, struct riftblk_srv_io, work);
-	struct block_device *bdev = ctx->map->bdev;
+	struct block_device *bdev = ctx->map->bdev.bdev;
 	blk_opf_t opf = riftblk_srv_opf(&ctx->io);
 	bool data = ctx->io.op == RIFTBLK_OP_READ || ctx->io.op == RIFTBLK_OP_WRITE;
 	u8 *p = ctx->data;

@@ -233,7 +233,7 @@ static void riftblk_srv_map_close(struct riftblk_srv_map *map)
 		d->nr_rw--;
 	else if (map->access_mode == RIFTBLK_ACCESS_MIGRATION)
 		d->nr_migration--;
-	blkdev_put(map->bdev, map->fmode);
+	rift_bdev_close(&map->bdev);
 	kobject_del(&map->kobj);
 	kobject_put(&map->kobj);
 	riftblk_srv_dev_put(d);
@@ -242,7 +242,7 @@ static void riftblk_srv_map_close(struct riftblk_srv_map *map)
 static void riftblk_srv_fill_info(struct riftblk_srv_map *map,
 				  struct riftblk_dev_info *info)
 {
-	struct block_device *bdev = map->bdev;
+	struct block_device *bdev = map->bdev.bdev;
 	u32 lbs = bdev_logical_block_size(bdev);
 	bool ro = map->access_mode == RIFTBLK_ACCESS_RO;
 
@@ -380,16 +380,13 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 		goto err_free;
 	}
 	map->access_mode = req->access_mode;
-	map->fmode = FMODE_READ | FMODE_EXCL;
-	if (req->access_mode != RIFTBLK_ACCESS_RO)
-		map->fmode |= FMODE_WRITE;
-	map->bdev = blkdev_get_by_dev(devt, map->fmode, &riftblk_srv_holder);
-	if (IS_ERR(map->bdev)) {
-		err = PTR_ERR(map->bdev);
+	err = rift_bdev_open(&map->bdev, devt, req->access_mode != RIFTBLK_ACCESS_RO,
+			     &riftblk_srv_holder);
+	if (err) {
 		pr_warn_ratelimited("%s: cannot open %s: %d\n", sess->name, req->path, err);
 		goto err_free;
 	}
-	d = riftblk_srv_dev_get(map->bdev, req->path);
+	d = riftblk_srv_dev_get(map->bdev.bdev, req->path);
 	if (IS_ERR(d)) {
 		err = PTR_ERR(d);
 		goto err_put_bdev;
@@ -438,7 +435,7 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 	xa_store(&sess->maps, map->dev_id, map, GFP_KERNEL);
 	/* Before the unlock: a force_close may free the mapping after it. */
 	pr_info_ratelimited("%s: mapped %s (%pg) %s for host '%s' as dev_id %u\n",
-			    sess->name, req->path, map->bdev,
+			    sess->name, req->path, map->bdev.bdev,
 			    riftblk_access_mode_name(map->access_mode), host, map->dev_id);
 	mutex_unlock(&riftblk_srv_lock);
 	return 0;
@@ -446,7 +443,7 @@ static int riftblk_srv_open(struct riftblk_srv_sess *sess,
 err_erase:
 	xa_erase(&sess->maps, map->dev_id);
 	riftblk_srv_dev_put(d);
-	blkdev_put(map->bdev, map->fmode);
+	rift_bdev_close(&map->bdev);
 	mutex_unlock(&riftblk_srv_lock);
 	/* Its name may be set: the release frees the mapping. */
 	kobject_put(&map->kobj);
@@ -455,7 +452,7 @@ err_erase:
 err_put_dev:
 	riftblk_srv_dev_put(d);
 err_put_bdev:
-	blkdev_put(map->bdev, map->fmode);
+	rift_bdev_close(&map->bdev);
 err_free:
 	mutex_unlock(&riftblk_srv_lock);
 	kfree(map);

@@ -12,6 +12,7 @@
 #include <linux/workqueue.h>
 
 #include <rift/rift.h>
+#include <rift/rift-compat.h>
 #include <riftblk/riftblk-proto.h>
 
 /**
@@ -66,7 +67,6 @@ struct riftblk_srv_dev {
  * @sess: the session
  * @dev_entry: in @dev->maps
  * @bdev: the mapping's own open of the device
- * @fmode: mode @bdev was opened with
  * @dev_id: the handle the client names the mapping by
  * @access_mode: enum riftblk_access_mode
  * @closing: no new IO; under @sess->lock
@@ -77,8 +77,7 @@ struct riftblk_srv_map {
 	struct riftblk_srv_dev	*dev;
 	struct riftblk_srv_sess	*sess;
 	struct list_head	dev_entry;
-	struct block_device	*bdev;
-	fmode_t			fmode;
+	struct rift_bdev	bdev;
 	u32			dev_id;
 	u16			access_mode;
 	bool			closing;

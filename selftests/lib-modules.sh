@@ -6,7 +6,8 @@
 
 # Modules in load order; unload goes the other way.
 RIFT_MODULES=(rift/rift-core rift/rift-client rift/rift-server test/rift-test-srv
-	      test/rift-test riftblk/riftblk-client riftblk/riftblk-server)
+	      test/rift-test riftblk/riftblk-common riftblk/riftblk-client
+	      riftblk/riftblk-server)
 
 rift_modname()
 {
@@ -19,14 +20,24 @@ rift_loaded()
 }
 
 # rift_insmod PATH [PARAMS...]: load one module of the tree after the
-# kernel modules it depends on.
+# modules it depends on: the tree's own (riftblk-common under riftblk-
+# client, say) from the tree, the kernel's with modprobe.
 rift_insmod()
 {
-	local ko=$RIFT_TREE/$1.ko d
+	local ko=$RIFT_TREE/$1.ko d t
 	shift
 	[ -f "$ko" ] || { echo "# $ko not built"; return 1; }
 	for d in $(modinfo -F depends "$ko" | tr , ' '); do
-		[ -d "/sys/module/$d" ] || modprobe "$d" 2>/dev/null || true
+		[ ! -d "/sys/module/$(echo "$d" | tr - _)" ] || continue
+		t=
+		for t in rift/$d riftblk/$d test/$d ""; do
+			[ -z "$t" ] || [ -f "$RIFT_TREE/$t.ko" ] && break
+		done
+		if [ -n "$t" ]; then
+			rift_insmod "$t" || return 1
+		else
+			modprobe "$d" 2>/dev/null || true
+		fi
 	done
 	insmod "$ko" "$@"
 }

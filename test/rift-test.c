@@ -56,9 +56,9 @@
 #include <linux/prandom.h>
 #include <linux/err.h>
 #include <linux/parser.h>
-#include <asm/unaligned.h>
 
 #include <rift/rift.h>
+#include <rift/rift-compat.h>
 #include "rift-test.h"
 
 #define RIFT_TEST_MAX_DEPTH	64

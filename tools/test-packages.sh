@@ -94,7 +94,7 @@ dkms_built()
 	local m f
 	dkms status -m rift -v "$ver" -k "$kver"
 	dkms status -m rift -v "$ver" -k "$kver" | grep -q ": installed" || return 1
-	for m in rift-core rift-client rift-server riftblk-client riftblk-server; do
+	for m in rift-core rift-client rift-server riftblk-common riftblk-client riftblk-server; do
 		f=$(find "/lib/modules/$kver/updates/dkms" -name "$m.ko*" | head -n 1)
 		[ -n "$f" ] || { echo "$m not installed"; return 1; }
 		modinfo -F vermagic "$f" | grep -q "^$kver " ||

@@ -12,14 +12,22 @@ vm_die()
 
 # Kernel the VM boots: the one the modules are built against.  KVER
 # names it; else RIFT_KERNEL=debug picks the sanitizer kernel of
-# tools/debug-kernel.sh; else tools/kver.sh the newest stock kernel.
+# tools/debug-kernel.sh, RIFT_KERNEL=612 Debian's 6.12 of
+# tools/kernel-612.sh; else tools/kver.sh the newest stock kernel.
 vm_kver()
 {
+	local kv
+
 	if [ -n "${KVER:-}" ]; then
 		echo "$KVER"
 	elif [ "${RIFT_KERNEL:-}" = debug ]; then
 		"$RIFT_TOP/tools/debug-kernel.sh" --kver ||
 			vm_die "RIFT_KERNEL=debug: no sanitizer kernel for this config; run tools/debug-kernel.sh (about an hour)"
+	elif [ "${RIFT_KERNEL:-}" = 612 ]; then
+		kv=$("$RIFT_TOP/tools/kernel-612.sh" --kver) &&
+			[ -f "/lib/modules/$kv/vmlinuz" ] ||
+			vm_die "RIFT_KERNEL=612: Linux 6.12 not installed for the VM; run tools/kernel-612.sh --install"
+		echo "$kv"
 	else
 		"$RIFT_TOP/tools/kver.sh" || vm_die "no kernel with headers and image; run tools/deps.sh"
 	fi
@@ -80,7 +88,13 @@ vm_initrd()
 			modprobe -S "$kv" --show-depends "$m" | awk '/^insmod/{print $2}'
 		done | sort -u | while read -r k; do
 			mkdir -p "$r/$(dirname "$k")"
-			cp "$k" "$r/$k"
+			# Debian's 6.12 compresses its modules; busybox's modprobe
+			# loads an ELF file whatever its name, so they go in
+			# uncompressed, under the name modules.dep gives them.
+			case "$k" in
+			*.ko.xz) xz -dc "$k" > "$r/$k" ;;
+			*) cp "$k" "$r/$k" ;;
+			esac
 		done
 		cp /lib/modules/"$kv"/modules.* "$r/lib/modules/$kv/"
 		printf '#!/bin/sh\nexec /bin/chroot /host /sbin/modprobe "$@"\n' > "$r/sbin/modprobe-host"
