@@ -285,7 +285,7 @@ server_vms()
 		left=$((deadline - SECONDS))
 		[ $left -ge 30 ] || left=30
 		"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$name" --smp 1 \
-			--net "$snet" --mac 52:54:00:00:00:01 --timeout "$left" \
+			--net "$snet" --nic "$nic" --mac 52:54:00:00:00:01 --timeout "$left" \
 			"${diskargs[@]}" -- \
 			env RIFT_INCARNATION=$inc tools/vm/guest-selftests.sh server "$t" \
 			2> "$out/vm-$name.stderr" &
@@ -388,10 +388,12 @@ trap link_down EXIT
 for t in "${two[@]}"; do
 	link_up || vm_die "cannot set up the VMs' link (RIFT_VM_LINK=${RIFT_VM_LINK:-udp})"
 	tmo=$(total_timeout "$t")
+	nic=${RIFT_VM_NIC:-$(testmeta_get "$st/$t.sh" vm-nic)}
+	nic=${nic:-virtio}
 	server_vms "$t" "$snet" "$tmo" &
 	spid=$!
 	"$RIFT_TOP/tools/vm/vm.sh" --out "$out" --name "$t-client" --smp 1 \
-		--net "$cnet" --mac 52:54:00:00:00:02 --timeout "$tmo" -- \
+		--net "$cnet" --nic "$nic" --mac 52:54:00:00:00:02 --timeout "$tmo" -- \
 		tools/vm/guest-selftests.sh client "$t" &
 	cpid=$!
 	watch_vm "$t-client" client "$cpid"
