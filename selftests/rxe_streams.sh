@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
-# rift-timeout: 300
+# rift-timeout: (RIFT_SOAK_STREAM_S ? RIFT_SOAK_STREAM_S : 30) * 3 + 180
 #
 # The test bed under load, without Rift: four RDMA WRITE streams
 # (ib_write_bw, 64 KiB messages) at once over the two Soft-RoCE links, two
@@ -11,6 +11,9 @@
 # this test is how make check-612 finds out whether the kernel it boots
 # still does.  Each stream must end with a bandwidth figure; the harness
 # fails the test on any report in the kernel log, and a panic ends the VM.
+# On 6.1 the streams stall instead (perftest waits for completions rxe
+# never delivers; no kernel message): there the test fails by design, it
+# is not part of make check.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 command -v ib_write_bw >/dev/null || ktap_skip_all "ib_write_bw (perftest) not installed"
@@ -44,8 +47,9 @@ stream 2 rxe_rifta1 rxe_riftb1 198.18.1.1
 stream 3 rxe_riftb1 rxe_rifta1 198.18.1.2
 ktap_check "four streams running" eval "sleep 3; kill -0 ${pids[*]}"
 ok=1
+end=$((SECONDS + SECS * 3 + 60))
 for p in "${pids[@]}"; do
-	rift_wait_pid $((SECS * 3 + 60)) "$p" || ok=0
+	rift_wait_pid $((end > SECONDS ? end - SECONDS : 1)) "$p" || ok=0
 done
 ktap_check "every stream ended, status 0, within $((SECS * 3 + 60)) s" test $ok = 1
 n=0
