@@ -118,6 +118,10 @@ riftctl_installed()
 	grep -q "^ExecStart=/usr/sbin/riftctl apply --client" /lib/systemd/system/rift-client.service &&
 	grep -q "^ExecStart=/usr/sbin/riftctl apply --server" /lib/systemd/system/rift-server.service &&
 	! systemctl is-enabled rift-client.service >/dev/null 2>&1 &&
+	# What systemd itself finds wrong in the units (syntax, a command
+	# that is not there: a unit naming /usr/local/sbin/riftctl fails here).
+	systemd-analyze verify --man=no /lib/systemd/system/rift-client.service \
+		/lib/systemd/system/rift-server.service &&
 	bash -c '. /usr/share/bash-completion/bash_completion 2>/dev/null;
 		  . /usr/share/bash-completion/completions/riftctl && complete -p riftctl'
 }
@@ -140,7 +144,7 @@ step "lintian: no errors" lint
 if [ $fail -eq 0 ]; then
 	step "packages install" installed &&
 	step "DKMS built and installed the modules for $kver, without test code" dkms_built
-	step "riftctl, man page, bash completion and systemd units (not enabled) installed" riftctl_installed
+	step "riftctl, man page, bash completion and systemd units (not enabled, systemd-analyze verify clean) installed" riftctl_installed
 	step "purge: no DKMS module, source or file left" purged
 fi
 echo "check-packages: $pass passed, $fail failed"
