@@ -36,6 +36,13 @@ static_assert(1 + RIFT_CLT_MAX_IO_CONS + RIFT_CLT_MAX_POLL_CONS <= RIFT_MAX_CONS
  */
 #define RIFT_CLT_POLL_BUDGET	16
 
+/*
+ * Bytes of a request slot's header buffer: ULP header, alignment padding
+ * and the longest descriptor.
+ */
+#define RIFT_CLT_HDR_BUF	(RIFT_USR_LEN_MAX + RIFT_IO_DESC_ALIGN + \
+				 RIFT_IO_DESC_MAX_LEN)
+
 /* Ranges of the session tunables (sysfs and module parameters). */
 #define RIFT_CLT_RECONNECT_DELAY_MIN_MS	10U
 #define RIFT_CLT_RECONNECT_DELAY_MAX_MS	3600000U
@@ -586,9 +593,16 @@ void rift_clt_take_pending(struct rift_clt_sess *sess, struct list_head *list);
 void rift_clt_req_fail_pending(struct rift_clt_req *req, int err);
 void rift_clt_sess_fail_pending(struct rift_clt_sess *sess);
 
+/* rift-clt-req.c */
+void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req);
+void rift_clt_req_release(struct rift_clt_req *req);
+void rift_clt_req_end(struct rift_clt_req *req, int err);
+int rift_clt_reqs_init(struct rift_clt_sess *sess);
+void rift_clt_reqs_free(struct rift_clt_sess *sess);
+u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
+
 /* rift-clt-io.c */
 int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm);
-void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req);
 void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_clt_fail_inflight(struct rift_clt_con *con);
 void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
@@ -597,9 +611,6 @@ int rift_clt_con_poll(struct rift_clt_con *con, int budget);
 void rift_clt_path_poll_tick(struct rift_clt_path *path);
 int rift_clt_req_post(struct rift_clt_req *req, bool more);
 void rift_clt_sess_failover_init(struct rift_clt_sess *sess);
-int rift_clt_reqs_init(struct rift_clt_sess *sess);
-u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
-void rift_clt_reqs_free(struct rift_clt_sess *sess);
 
 /*
  * rift-clt-debug.c: the selftests' hooks, built with CONFIG_RIFT_DEBUG
