@@ -608,11 +608,14 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 int rift_clt_con_poll(struct rift_clt_con *con, int budget);
 void rift_clt_path_poll_tick(struct rift_clt_path *path);
 
+/* rift-clt-submit.c */
+void rift_clt_path_commit(struct rift_clt_path *path);
+int rift_clt_req_post(struct rift_clt_req *req, bool more);
+
 /* rift-clt-io.c */
 void rift_clt_fail_inflight(struct rift_clt_con *con);
 void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
 void rift_clt_path_release_orphans(struct rift_clt_path *path);
-int rift_clt_req_post(struct rift_clt_req *req, bool more);
 void rift_clt_sess_failover_init(struct rift_clt_sess *sess);
 
 /*
