@@ -4,8 +4,8 @@
  * session's mp_policy), and the queue of requests waiting for a path:
  * those a failed path still held, or that found no path connected, wait
  * here up to the session's io_timeout_ms.  The failover work that posts
- * them again is part of the IO path (rift-clt-io.c), which calls into
- * this file and not the other way round.
+ * them again (rift-clt-failover.c) calls into this file and not the other
+ * way round: submission parks requests here too.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -6,7 +6,7 @@
  * data as RDMA WRITEs or a read's fast registration, then its header as
  * an RDMA WRITE WITH_IMM.  Requests submitted with RIFT_REQ_MORE wait,
  * built, in their connection's batch and go with one ib_post_send().
- * The failover work (rift-clt-io.c) posts again through
+ * The failover work (rift-clt-failover.c) posts again through
  * rift_clt_req_post() what a failed path held or what found no path.
  */
 

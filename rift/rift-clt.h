@@ -613,9 +613,11 @@ void rift_clt_path_commit(struct rift_clt_path *path);
 int rift_clt_req_post(struct rift_clt_req *req, bool more);
 
 /* rift-clt-io.c */
-void rift_clt_fail_inflight(struct rift_clt_con *con);
 void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
 void rift_clt_path_release_orphans(struct rift_clt_path *path);
+
+/* rift-clt-failover.c */
+void rift_clt_fail_inflight(struct rift_clt_con *con);
 void rift_clt_sess_failover_init(struct rift_clt_sess *sess);
 
 /*
