@@ -612,7 +612,7 @@ void rift_clt_path_poll_tick(struct rift_clt_path *path);
 void rift_clt_path_commit(struct rift_clt_path *path);
 int rift_clt_req_post(struct rift_clt_req *req, bool more);
 
-/* rift-clt-io.c */
+/* rift-clt-timeout.c */
 void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
 void rift_clt_path_release_orphans(struct rift_clt_path *path);
 

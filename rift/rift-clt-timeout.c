@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rift client: the IO path's timeouts.  Permits and request slots are in
- * rift-clt-req.c, completions in rift-clt-complete.c, submission in
- * rift-clt-submit.c, failover in rift-clt-failover.c.
+ * Rift client: timeouts.  The heartbeat tick scans a path for requests
+ * in flight longer than io_timeout_ms (and posts a batch its ULP forgot
+ * to commit); each is fenced (and with CANCEL, cancelled) before it fails,
+ * and its chunk stays an orphan, its permit held back, until the server's
+ * late answer arrives or the path closes.  Called by the heartbeat tick,
+ * the INFO exchange and a path's teardown; calls down into submission,
+ * completions (the send CQE) and request slots.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/slab.h>
 
 #include "rift-clt.h"
 
