@@ -647,6 +647,12 @@ static inline void rift_clt_dbg_rkey_rotated(struct rift_clt_path *path,
 					     u32 chunk) {}
 #endif
 
+/* rift-clt-hb.c */
+unsigned long rift_clt_stall_tick(u32 timeout_ms);
+void rift_clt_path_stall_work(struct work_struct *work);
+void rift_clt_path_hb_work(struct work_struct *work);
+void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
+
 /* rift-clt-path.c */
 int rift_clt_identity_init(void);
 struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
@@ -656,7 +662,6 @@ void rift_clt_path_stop(struct rift_clt_path *path);
 void rift_clt_path_destroy(struct rift_clt_path *path);
 int rift_clt_path_connect_now(struct rift_clt_path *path);
 void rift_clt_path_reconnect(struct rift_clt_path *path);
-void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
 
 /* rift-clt-sysfs.c */
 extern const struct attribute_group rift_clt_sess_group;
