@@ -653,6 +653,11 @@ void rift_clt_path_stall_work(struct work_struct *work);
 void rift_clt_path_hb_work(struct work_struct *work);
 void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
 
+/* rift-clt-connect.c */
+extern unsigned int rift_clt_connect_timeout_ms;
+int rift_clt_con_connect(struct rift_clt_con *con);
+void rift_clt_path_close_cons(struct rift_clt_path *path);
+
 /* rift-clt-path.c */
 int rift_clt_identity_init(void);
 struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
