@@ -7,7 +7,7 @@
  * exclude each other through the connection's cm_lock.  The path's
  * lifecycle (rift-clt-path.c) connects and closes all of a path's
  * connections through here; the INFO exchange that follows is
- * rift-clt-path.c's.
+ * rift-clt-info.c's.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -18,7 +18,7 @@
 /* rift-core's, shared with the server. */
 #include "rift_trace.h"
 
-/* Also bounds each wait of the INFO exchange (rift-clt-path.c). */
+/* Also bounds each wait of the INFO exchange (rift-clt-info.c). */
 unsigned int rift_clt_connect_timeout_ms = 10000;
 
 /* 0 would fail every attempt at once; an hour is "never" already. */

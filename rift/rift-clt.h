@@ -658,8 +658,12 @@ extern unsigned int rift_clt_connect_timeout_ms;
 int rift_clt_con_connect(struct rift_clt_con *con);
 void rift_clt_path_close_cons(struct rift_clt_path *path);
 
-/* rift-clt-path.c */
+/* rift-clt-info.c */
 int rift_clt_identity_init(void);
+int rift_clt_path_info(struct rift_clt_path *path);
+int rift_clt_path_adopt_limits(struct rift_clt_path *path);
+
+/* rift-clt-path.c */
 struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 					   const struct sockaddr_storage *src,
 					   const struct sockaddr_storage *dst);
