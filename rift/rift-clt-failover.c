@@ -2,7 +2,7 @@
 /*
  * Rift client: failover.  When a connection's QP is drained, what it
  * still held either ends (a read whose answer came, a timed-out request)
- * or waits in the session's queue (rift-clt-mp.c) for another path; the
+ * or waits in the failover queue (rift-clt-pending.c) for another path; the
  * failover work posts the waiting requests again on a connected path,
  * retries shortly those that found no MR or memory, and fails at their
  * deadline those that found no path.  Called by a connection's teardown

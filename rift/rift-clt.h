@@ -586,6 +586,8 @@ void rift_clt_path_disconnect(struct rift_clt_path *path);
 struct rift_clt_path *rift_clt_pick_path(struct rift_clt_sess *sess);
 const char *rift_clt_mp_policy_str(enum rift_clt_mp_policy p);
 int rift_clt_mp_policy_parse(const char *buf);
+
+/* rift-clt-pending.c */
 bool rift_clt_sess_may_wait(struct rift_clt_sess *sess);
 void rift_clt_req_park(struct rift_clt_req *req);
 void rift_clt_sess_kick_failover(struct rift_clt_sess *sess);
