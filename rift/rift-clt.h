@@ -36,6 +36,13 @@ static_assert(1 + RIFT_CLT_MAX_IO_CONS + RIFT_CLT_MAX_POLL_CONS <= RIFT_MAX_CONS
  */
 #define RIFT_CLT_POLL_BUDGET	16
 
+/*
+ * Bytes of a request slot's header buffer: ULP header, alignment padding
+ * and the longest descriptor.
+ */
+#define RIFT_CLT_HDR_BUF	(RIFT_USR_LEN_MAX + RIFT_IO_DESC_ALIGN + \
+				 RIFT_IO_DESC_MAX_LEN)
+
 /* Ranges of the session tunables (sysfs and module parameters). */
 #define RIFT_CLT_RECONNECT_DELAY_MIN_MS	10U
 #define RIFT_CLT_RECONNECT_DELAY_MAX_MS	3600000U
@@ -579,6 +586,8 @@ void rift_clt_path_disconnect(struct rift_clt_path *path);
 struct rift_clt_path *rift_clt_pick_path(struct rift_clt_sess *sess);
 const char *rift_clt_mp_policy_str(enum rift_clt_mp_policy p);
 int rift_clt_mp_policy_parse(const char *buf);
+
+/* rift-clt-pending.c */
 bool rift_clt_sess_may_wait(struct rift_clt_sess *sess);
 void rift_clt_req_park(struct rift_clt_req *req);
 void rift_clt_sess_kick_failover(struct rift_clt_sess *sess);
@@ -586,20 +595,32 @@ void rift_clt_take_pending(struct rift_clt_sess *sess, struct list_head *list);
 void rift_clt_req_fail_pending(struct rift_clt_req *req, int err);
 void rift_clt_sess_fail_pending(struct rift_clt_sess *sess);
 
-/* rift-clt-io.c */
-int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm);
+/* rift-clt-req.c */
 void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req);
+void rift_clt_req_release(struct rift_clt_req *req);
+void rift_clt_req_end(struct rift_clt_req *req, int err);
+int rift_clt_reqs_init(struct rift_clt_sess *sess);
+void rift_clt_reqs_free(struct rift_clt_sess *sess);
+u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
+
+/* rift-clt-complete.c */
+extern struct ib_cqe rift_clt_io_cqe;
+int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm);
 void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc);
-void rift_clt_fail_inflight(struct rift_clt_con *con);
-void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
-void rift_clt_path_release_orphans(struct rift_clt_path *path);
 int rift_clt_con_poll(struct rift_clt_con *con, int budget);
 void rift_clt_path_poll_tick(struct rift_clt_path *path);
+
+/* rift-clt-submit.c */
+void rift_clt_path_commit(struct rift_clt_path *path);
 int rift_clt_req_post(struct rift_clt_req *req, bool more);
+
+/* rift-clt-timeout.c */
+void rift_clt_path_scan_timeouts(struct rift_clt_path *path);
+void rift_clt_path_release_orphans(struct rift_clt_path *path);
+
+/* rift-clt-failover.c */
+void rift_clt_fail_inflight(struct rift_clt_con *con);
 void rift_clt_sess_failover_init(struct rift_clt_sess *sess);
-int rift_clt_reqs_init(struct rift_clt_sess *sess);
-u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
-void rift_clt_reqs_free(struct rift_clt_sess *sess);
 
 /*
  * rift-clt-debug.c: the selftests' hooks, built with CONFIG_RIFT_DEBUG
@@ -628,8 +649,23 @@ static inline void rift_clt_dbg_rkey_rotated(struct rift_clt_path *path,
 					     u32 chunk) {}
 #endif
 
-/* rift-clt-path.c */
+/* rift-clt-hb.c */
+unsigned long rift_clt_stall_tick(u32 timeout_ms);
+void rift_clt_path_stall_work(struct work_struct *work);
+void rift_clt_path_hb_work(struct work_struct *work);
+void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
+
+/* rift-clt-connect.c */
+extern unsigned int rift_clt_connect_timeout_ms;
+int rift_clt_con_connect(struct rift_clt_con *con);
+void rift_clt_path_close_cons(struct rift_clt_path *path);
+
+/* rift-clt-info.c */
 int rift_clt_identity_init(void);
+int rift_clt_path_info(struct rift_clt_path *path);
+int rift_clt_path_adopt_limits(struct rift_clt_path *path);
+
+/* rift-clt-path.c */
 struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 					   const struct sockaddr_storage *src,
 					   const struct sockaddr_storage *dst);
@@ -637,7 +673,6 @@ void rift_clt_path_stop(struct rift_clt_path *path);
 void rift_clt_path_destroy(struct rift_clt_path *path);
 int rift_clt_path_connect_now(struct rift_clt_path *path);
 void rift_clt_path_reconnect(struct rift_clt_path *path);
-void rift_clt_sess_hb_rearm(struct rift_clt_sess *sess);
 
 /* rift-clt-sysfs.c */
 extern const struct attribute_group rift_clt_sess_group;
