@@ -80,7 +80,7 @@ dd if=$PO of=/dev/null bs=64k count=1 status=none 2>/dev/null && page_owner=1
 # module address (a module since unloaded, as Rift's are at every test's
 # end).  Pages a kernel cache keeps once the memory it handed out is
 # freed (slab pages, per-cpu chunks, page fragments, vmalloc's page
-# tables and KASAN shadow) are no leak: slab objects are kmemleak's to
+# tables and KASAN shadow, kfree_rcu's pointer blocks) are no leak: slab objects are kmemleak's to
 # judge.  Prints one "pages: ..." line when it
 # finds any, with the first stack; the full records go to KEY.pages.
 pages_check()
@@ -122,6 +122,11 @@ pages_check()
 		# area (freed when the kernel purges its lazily freed areas):
 		# the kernel'"'"'s, kept after the vfree.
 		/__pte_alloc_kernel|__pmd_alloc|__pud_alloc|__p4d_alloc|kasan_populate_vmalloc/ { cache = 1 }
+		# kfree_rcu'"'"'s blocks of pointers: a page kvfree_call_rcu()
+		# takes to batch what a caller (rxe freeing an MR Rift
+		# deregistered) frees, kept in a per-CPU cache afterwards
+		# (rcu_min_cached_objs) and reused by every later caller.
+		/kvfree_call_rcu/ { cache = 1 }
 		/\[(rift|riftblk)[a-z_]*\]$/ || /^ *0xffffffff[a-f][0-9a-f]+$/ {
 			rift = 1
 			if (where == "") { where = $0; sub(/^ */, "", where) }
