@@ -3,6 +3,7 @@
 # rift-topology: two-vm
 # rift-server-restarts: 2
 # rift-timeout: 1200
+# rift-vm-nic: virtio
 #
 # The harness's own link under a peer VM's power loss, without Rift: a
 # client VM runs user-space RDMA traffic over rxe (rping, a send/RDMA

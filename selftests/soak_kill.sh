@@ -3,7 +3,6 @@
 # rift-topology: two-vm
 # rift-server-restarts: 1000
 # rift-server-disk: 512
-# rift-vm-nic: e1000
 # rift-timeout: (RIFT_SOAK_KILL_MIN ? RIFT_SOAK_KILL_MIN : 10) * 60 + 900
 #
 # Soak, two-VM half (make soak; not part of make check): the server VM
@@ -21,7 +20,7 @@
 # the disk, so fio's verification covers it: a write acknowledged and
 # lost, or one re-issued wrong, is a verify error.
 #
-# Both VMs get an emulated e1000 NIC, not virtio-net: under this test's
+# Both VMs get the harness's default e1000 NIC, not virtio-net: under this test's
 # minutes of two-way traffic a VM's virtio-net transmit queue stopped for
 # good in every run (sessions 12 to 14: client or server side, UDP or
 # bridged link; qemu's queue showed no new transmit buffer from the guest

@@ -13,7 +13,7 @@
 #                                      one that replaces it, has /dev/vda,
 #                                      one MB MiB disk that outlives kills)
 #   # rift-vm-nic: virtio | e1000    (two-vm: both VMs' NIC model,
-#                                      default virtio; RIFT_VM_NIC
+#                                      default e1000; RIFT_VM_NIC
 #                                      overrides; see tools/vm/vm.sh)
 #   # rift-allow-skip: REASON        (the test may skip, or skip points,
 #                                      for REASON; without it a skip fails
