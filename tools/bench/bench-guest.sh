@@ -579,7 +579,9 @@ log "backend: null_blk ${NULLB_PARAMS[*]} (memory_backed=0)"
 counters_setup || counters_teardown
 defer counters_teardown
 echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')")}" > "$OUT/meta.json"
-defer bench_cleanup
+# Bounded: a peer may have left IO stuck that unmapping or unloading
+# would wait on for ever (the host also kills the VM; see bench.sh).
+defer step 120 bench_cleanup
 
 for ((rep = 1; rep <= REPS; rep++)); do
 	log "repetition $rep/$REPS"
@@ -593,3 +595,5 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 dmesg > "$OUT/dmesg.txt"
 log "finished"
+# The host powers the VM off if it is still up a while after this.
+touch "$OUT/bench.done"

@@ -24,6 +24,10 @@ npeers=$(wc -w <<<"$peers")
 # Per peer and repetition: 4 fio jobs plus setup under TCG.  The guest
 # gives up on a hung peer by itself; this limit is for a wedged VM.
 tmo=${BENCH_TIMEOUT:-$((300 + reps * npeers * (4 * (runtime + 20) + 40)))}
+# Once the guest has written bench.done (its figures are all recorded),
+# it has this long to power off before the VM is killed: a peer may have
+# left IO stuck that unmapping or unloading waits on for ever.
+grace=180
 
 tools/deps.sh
 echo "bench: building modules"
@@ -41,8 +45,32 @@ tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" --slub-d
 	env BENCH_RUNTIME="$runtime" BENCH_REPS="$reps" BENCH_PEERS="$peers" \
 	BENCH_PROFILE="${BENCH_PROFILE:-}" \
 	BENCH_PEERS_DIR=/mnt/rift/build/bench/peers \
-	bash tools/bench/bench-guest.sh || rc=$?
-[ $rc -eq 0 ] || echo "bench: the VM ended with status $rc (console: $out/vm/console-bench.log); tabulating what was measured" >&2
+	bash tools/bench/bench-guest.sh &
+vmpid=$!
+killed=
+while kill -0 "$vmpid" 2>/dev/null; do
+	if [ -e "$out/vm/bench.done" ]; then
+		t=$SECONDS
+		while kill -0 "$vmpid" 2>/dev/null && [ $((SECONDS - t)) -lt $grace ]; do
+			sleep 1
+		done
+		if kill -0 "$vmpid" 2>/dev/null; then
+			echo "bench: the guest finished but the VM is still up ${grace}s later (a peer left something wedged); killing it" >&2
+			if qpid=$(cat "$out/vm/qemu-bench.pid" 2>/dev/null); then
+				kill -KILL "$qpid" 2>/dev/null || true
+			fi
+			killed=1
+		fi
+		break
+	fi
+	sleep 2
+done
+wait "$vmpid" || rc=$?
+if [ -n "$killed" ]; then
+	echo "bench: VM killed after the guest finished; tabulating" >&2
+elif [ $rc -ne 0 ]; then
+	echo "bench: the VM ended with status $rc (console: $out/vm/console-bench.log); tabulating what was measured" >&2
+fi
 [ -s "$out/vm/results.jsonl" ] || { echo "bench: no results" >&2; exit 1; }
 python3 tools/bench/bench-report.py "$out/vm" "$out/bench.json" | tee "$out/bench.txt"
 echo "bench: table in $out/bench.txt, figures in $out/bench.json"
