@@ -645,7 +645,9 @@ record_mem()
 	fi
 	read -r u1 s1 c1 < "$3.mem1"
 	f=("used_kib=$((u1 - u0))")
-	[ "$s0" != - ] && [ "$s1" != - ] && f+=("srv_pinned_kib=$((s1 - s0))")
+	# rift-server stays loaded while the other peers run: its count is
+	# Rift's only.
+	[[ $1 == rift-* ]] && [ "$s0" != - ] && [ "$s1" != - ] && f+=("srv_pinned_kib=$((s1 - s0))")
 	[ "$c1" != - ] && f+=("clt_pinned_kib=$c1")
 	record "$1" "$2" mem-idle ok "${f[@]}"
 }
@@ -667,6 +669,19 @@ link_pkts()
 dev_ios()
 {
 	awk '{ print $1 + $5 }' "/sys/block/$(basename "$1")/stat" 2>/dev/null
+}
+
+# fo_started DEV IOS PKTS PID: fio (PID) has ended, or IO has started on
+# DEV: its IO count moved from IOS, or the client ends of the links sent
+# 200 packets more than PKTS (the head of an nvme multipath device counts
+# no IO in its stat on 6.1; heartbeats alone send a few a second).
+fo_started()
+{
+	local p
+	kill -0 "$4" 2>/dev/null || return 0
+	[ "$(dev_ios "$1")" != "$2" ] && return 0
+	read -r -a p <<<"$(link_pkts)"
+	[ $((p[0] + p[1] - $3)) -ge 200 ]
 }
 
 # fo_gaps CLATLOG T_DOWN T_UP: from fio's per-IO completion log (unix ms):
@@ -707,18 +722,19 @@ fo_job()
 	local gap base after ios iosd errs
 	d=/tmp/fo-$peer-r$rep
 	f=$OUT/fio/$peer-failover-r$rep.json
-	rt=$((FO_WARM + FO_DOWN + FO_AFTER + 10))
+	rt=$((FO_WARM + FO_DOWN + FO_AFTER + 20))
 	rm -rf "$d"
 	mkdir -p "$d"
 	n0=$(dev_ios "$dev")
+	read -r -a p0 <<<"$(link_pkts)"
 	(cd "$d" && exec timeout -k 5 $((rt + 120)) fio --name=failover --filename="$dev" \
 		--direct=1 --ioengine=libaio --rw=randwrite --bsrange=4k-64k --iodepth=16 \
 		--size=64M --time_based --runtime="$rt" --verify=crc32c --verify_backlog=32 \
 		--verify_fatal=1 --do_verify=1 --write_lat_log="$d/fo" --log_avg_msec=0 \
 		--log_unix_epoch=1 --output-format=json --output="$f" > "$f.log" 2>&1) &
 	pid=$!
-	rift_wait_until 30 eval "[ \"\$(dev_ios $dev)\" != \"$n0\" ] || ! kill -0 $pid 2>/dev/null" ||
-		log "  $peer failover: no IO counted on $dev after 30 s; going on"
+	rift_wait_until 30 fo_started "$dev" "$n0" $((p0[0] + p0[1])) "$pid" ||
+		log "  $peer failover: no IO seen on $dev after 30 s; going on"
 	sleep $((FO_WARM - 1))
 	read -r -a p0 <<<"$(link_pkts)"
 	sleep 1
