@@ -9,32 +9,57 @@
 # fio/), which the host turns into the table.  Measures, never judges: a
 # peer that cannot be set up is recorded as "n/a" with the reason.
 #
+# Each peer, each repetition: its device mapped on /dev/nullb0 (the memory
+# one idle session takes is sampled around the map), the fio JOBS, unmap;
+# mapped again with poll queues for the polled job (POLL_JOBS, io_uring
+# hipri) where the peer has poll queues; and for the peers over both links
+# the failover job on the memory-backed /dev/nullbfo (fo_job: one link goes
+# down under a verified QD16 fio and comes back).  Every fio job also
+# records the VM's busy CPU time (/proc/stat) for CPU time per IO.
+#
 # Environment: BENCH_RUNTIME (s per fio job, 10), BENCH_REPS (3),
-# BENCH_PEERS (default: raw local rift-1p rift-2p rift-ai rift-fai nvme rnbd),
-# BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build), BENCH_PROFILE (fio
-# job names to sample with perf, comma-separated; see profile_start).
+# BENCH_PEERS (default: raw local rift-1p rift-2p rift-ai rift-fai nvme
+# nvme-mp rnbd rnbd-2p), BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build),
+# BENCH_PROFILE (fio job names to sample with perf, comma-separated; see
+# profile_start), BENCH_FO_DOWN (s the link stays down in the failover
+# job, 15).
 set -uo pipefail
 # shellcheck source=selftests/lib.sh
 cd "$RIFT_TREE/selftests" && . ./lib.sh
 
 RUNTIME=${BENCH_RUNTIME:-10}
 REPS=${BENCH_REPS:-3}
-read -r -a PEERS <<<"${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai rift-fai nvme rnbd}"
+read -r -a PEERS <<<"${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai rift-fai nvme nvme-mp rnbd rnbd-2p}"
 PEERS_DIR=${BENCH_PEERS_DIR:-$RIFT_TREE/build/bench/peers}
 OUT=$RIFT_OUT
 RES=$OUT/results.jsonl
 NB=/dev/nullb0
 NULLB_PARAMS=(nr_devices=1 gb=1 bs=512 irqmode=0 queue_mode=2 submit_queues=2
 	      hw_queue_depth=128)
+# The failover job's device: the same null_blk but memory-backed, so that
+# fio can verify what it wrote (configfs, see nullbfo_add).
+NBFO=/dev/nullbfo
 NQN=nqn.2026-11.org.rift:bench
+NQN_FO=nqn.2026-11.org.rift:bench-fo
 NVMET=/sys/kernel/config/nvmet
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)
 TR=/sys/kernel/tracing
 # Setup and teardown steps that take longer than this count as hung.
 STEP_TMO=60
-# fio jobs: name rw bs iodepth
-JOBS=("qd1-randread randread 4k 1" "qd32-randread randread 4k 32"
-      "qd32-randwrite randwrite 4k 32" "qd8-seqread read 128k 8")
+# fio jobs: name rw bs iodepth engine (io_uring-hipri: io_uring with
+# IOPOLL, on a device mapped with poll queues)
+JOBS=("qd1-randread randread 4k 1 libaio" "qd1-randwrite randwrite 4k 1 libaio"
+      "qd32-randread randread 4k 32 libaio" "qd32-randwrite randwrite 4k 32 libaio"
+      "qd8-seqread read 128k 8 libaio" "qd8-seqwrite write 128k 8 libaio")
+POLL_JOBS=("qd1-polled randread 4k 1 io_uring-hipri")
+# Poll queues asked of every peer that has them: one per CPU.
+POLLQ=$(nproc)
+# The failover job: IO for FO_WARM s, link down for FO_DOWN s, back up,
+# FO_AFTER s more.  The link stays down as long for every peer; a peer
+# that does not fail over within it shows a gap as long as the window.
+FO_WARM=5
+FO_DOWN=${BENCH_FO_DOWN:-15}
+FO_AFTER=5
 
 mkdir -p "$OUT/fio" "$OUT/raw"
 : > "$RES"
@@ -64,6 +89,32 @@ record()
 	echo "$line}" >> "$RES"
 }
 
+# A sleep that forks nothing: reading a FIFO that nobody writes times out.
+# The bench's own polling (every step, 5 times a second) costs a fork and
+# exec of sleep(1) each time otherwise, which under TCG kept a quarter of
+# the idle VM's CPU time busy, taken from whichever peer was measured.
+mkfifo /tmp/bench-sleep.fifo 2>/dev/null
+exec {SLEEP_FD}<>/tmp/bench-sleep.fifo
+
+# nap SECONDS: sleep without a child process.
+nap()
+{
+	local _x
+	read -r -t "$1" -u "$SLEEP_FD" _x
+	return 0
+}
+
+# bench_wait_pid SECONDS PID: rift_wait_pid, polling with nap.
+bench_wait_pid()
+{
+	local end=$((SECONDS + $1))
+	while kill -0 "$2" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || return 124
+		nap 0.2
+	done
+	wait "$2"
+}
+
 # step SECONDS CMD...: run CMD with a deadline.  A step stuck in the
 # kernel (a sysfs write in D state) cannot be killed; it is abandoned and
 # the peer is given up on, so one hung peer does not hang the bench.
@@ -73,7 +124,7 @@ step()
 	shift
 	"$@" &
 	pid=$!
-	rift_wait_pid "$tmo" "$pid"
+	bench_wait_pid "$tmo" "$pid"
 	rc=$?
 	if [ $rc -eq 124 ]; then
 		kill -9 "$pid" 2>/dev/null
@@ -108,7 +159,9 @@ counters_teardown()
 	echo > "$TR/kprobe_events" 2>/dev/null
 }
 
-# counters: "post_send post_recv cqe pkts" now.
+# counters: "post_send post_recv cqe pkts busy total" now; busy and total
+# are the VM's CPU time (all CPUs, USER_HZ ticks) from /proc/stat: busy is
+# user + nice + system + irq + softirq + steal, total adds idle and iowait.
 counters()
 {
 	local k n out=() pk=0 f
@@ -119,15 +172,40 @@ counters()
 	for f in /sys/class/infiniband/rxe_*/ports/1/hw_counters/sent_pkts; do
 		[ -r "$f" ] && pk=$((pk + $(cat "$f")))
 	done
-	echo "${out[*]} $pk"
+	echo "${out[*]} $pk $(awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8 + $9;
+		print b, b + $5 + $6; exit }' /proc/stat)"
 }
 
+# --- memory an idle session takes ---------------------------------------
+# mem_snap FILE [SESSNAME]: "used srv_pinned clt_pinned" (KiB) into FILE.
+# used is the VM's memory that is neither free nor page cache (MemTotal -
+# MemFree - Buffers - Cached): client and server ends together, whatever
+# allocated it (slab, pages, MRs).  srv_pinned is rift-server's own count
+# of chunk memory (/sys/kernel/rift_server/pinned_bytes), clt_pinned the
+# Rift client session's (pinned_bytes); "-" where there is none.
+mem_snap()
+{
+	local sp=- cp=- f
+	f=/sys/kernel/rift_server/pinned_bytes
+	[ -r "$f" ] && sp=$(($(cat "$f") / 1024))
+	f=$RIFT_CLT_SYSFS/${2:-none}/pinned_bytes
+	[ -n "${2:-}" ] && [ -r "$f" ] && cp=$(($(cat "$f") / 1024))
+	echo "$(awk '/^MemTotal:/ { t = $2 } /^MemFree:/ { f = $2 } /^Buffers:/ { b = $2 }
+		/^Cached:/ { c = $2 } END { print t - f - b - c }' /proc/meminfo) $sp $cp" > "$1"
+}
+
+# Seconds an idle session is left to settle (connections, heartbeats)
+# before its memory is read.
+MEM_SETTLE=3
+
 # --- fio -----------------------------------------------------------------
-# fio_job OUTFILE DEV RW BS QD: one fio run, JSON to OUTFILE.
+# fio_job OUTFILE DEV RW BS QD ENGINE: one fio run, JSON to OUTFILE.
 fio_job()
 {
+	local eng=(--ioengine="$6")
+	[ "$6" = io_uring-hipri ] && eng=(--ioengine=io_uring --hipri=1)
 	timeout -k 5 $((RUNTIME + 90)) fio --name="${1##*/}" --filename="$2" \
-		--ioengine=libaio --direct=1 --rw="$3" --bs="$4" --iodepth="$5" \
+		"${eng[@]}" --direct=1 --rw="$3" --bs="$4" --iodepth="$5" \
 		--numjobs=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
 		--norandommap --output-format=json --output="$1" > "$1.log" 2>&1
 }
@@ -177,23 +255,26 @@ profile_stop()
 	log "  profile: ${PERF_OUT#"$OUT"/}.txt"
 }
 
-# run_jobs PEER REP DEV: every fio job on DEV, one record each.  Returns
-# 124 if fio hung (IO stuck in the kernel): the device cannot be torn
-# down then, and the peer is given up on.
+# run_jobs PEER REP DEV JOB...: each fio JOB (a line of JOBS) on DEV, one
+# record each.  Returns 124 if fio hung (IO stuck in the kernel): the
+# device cannot be torn down then, and the peer is given up on.
 run_jobs()
 {
-	local peer=$1 rep=$2 dev=$3 j name rw bs qd f c0 c1 rc fields
-	for j in "${JOBS[@]}"; do
-		read -r name rw bs qd <<<"$j"
+	local peer=$1 rep=$2 dev=$3 j name rw bs qd eng f c0 c1 rc fields
+	shift 3
+	for j in "$@"; do
+		read -r name rw bs qd eng <<<"$j"
+		[ -n "$rw" ] || continue
 		f=$OUT/fio/$peer-$name-r$rep.json
 		read -r -a c0 <<<"$(counters)"
 		rc=0
 		profile_start "$peer-$name-r$rep" "$name"
-		step $((RUNTIME + 120)) fio_job "$f" "$dev" "$rw" "$bs" "$qd" || rc=$?
+		step $((RUNTIME + 120)) fio_job "$f" "$dev" "$rw" "$bs" "$qd" "$eng" || rc=$?
 		profile_stop
 		read -r -a c1 <<<"$(counters)"
 		fields=("post_send=$((c1[0] - c0[0]))" "post_recv=$((c1[1] - c0[1]))"
-			"cqe=$((c1[2] - c0[2]))" "pkts=$((c1[3] - c0[3]))")
+			"cqe=$((c1[2] - c0[2]))" "pkts=$((c1[3] - c0[3]))"
+			"cpu_busy=$((c1[4] - c0[4]))" "cpu_total=$((c1[5] - c0[5]))")
 		if [ $rc -eq 0 ]; then
 			record "$peer" "$rep" "$name" ok "${fields[@]}"
 			log "  $peer $name: done"
@@ -207,19 +288,22 @@ run_jobs()
 	done
 }
 
-# na_jobs PEER REP REASON: the peer gave no figures this repetition.
+# na_jobs PEER REP REASON JOB...: the peer gave no figures for the JOBs
+# (lines of JOBS, or bare names) this repetition.
 na_jobs()
 {
-	local j
-	for j in "${JOBS[@]}"; do
-		record "$1" "$2" "${j%% *}" "$3"
+	local j peer=$1 rep=$2 why=$3
+	shift 3
+	for j in "$@"; do
+		record "$peer" "$rep" "${j%% *}" "$why"
 	done
-	log "  $1: n/a: $3"
+	log "  $peer: n/a ($(printf '%s ' "${@%% *}")): $why"
 }
 
 # --- peers: each has PEER_up (prints the device), PEER_down --------------
 # A peer whose setup fails or hangs is recorded n/a; GIVEN_UP keeps a
-# hung one from being retried in later repetitions.
+# hung one from being retried in later repetitions (key PEER: every
+# phase; PEER:poll, PEER:fo: that phase, see bench_phase).
 declare -A GIVEN_UP=()
 
 # blockdevs REGEX: the names in /sys/block matching REGEX, sorted.
@@ -248,6 +332,33 @@ bench_map()
 # riftblk: the modules stay loaded, each repetition maps anew.  The
 # *_up functions run in a subshell (see step), so what they set up once
 # is found again by looking, and torn down by bench_cleanup.
+#
+# Every PEER_up takes PEER REP OUTFILE MODE and prints the device into
+# OUTFILE; MODE is "" (the usual jobs, on $NB; the idle session's memory
+# is sampled around the map into OUTFILE.mem0 and .mem1), poll (the same
+# with $POLLQ poll queues) or fo (the failover job, on $NBFO).  PEER_down
+# takes DEV MODE.
+
+# two_paths PEER: the peer runs over both links.
+two_paths()
+{
+	case $1 in
+	rift-2p | nvme-mp | rnbd-2p) return 0 ;;
+	esac
+	return 1
+}
+
+# poll_check OUTFILE: the device in OUTFILE has poll queues.
+poll_check()
+{
+	local q
+	q=/sys/block/$(basename "$(cat "$1")")/queue/io_poll
+	[ "$(cat "$q" 2>/dev/null)" = 1 ] || {
+		echo "mapped asking $POLLQ poll queues, but queue/io_poll is $(cat "$q" 2>/dev/null)"
+		return 1
+	}
+}
+
 riftblk_modules()
 {
 	local m
@@ -260,14 +371,16 @@ riftblk_modules()
 	rift_srv_allow_host "$(uname -n)"
 	[ -d "$RIFTBLK_SRV_KOBJ/exports/${NB#/dev/}" ] ||
 		riftblk_export_add "$NB" rw "$(uname -n)"
+	[ ! -b "$NBFO" ] || [ -d "$RIFTBLK_SRV_KOBJ/exports/${NBFO#/dev/}" ] ||
+		riftblk_export_add "$NBFO" rw "$(uname -n)"
 }
 
-# rift_map PEER REP OUTFILE PATH...
+# rift_map SESS OUTFILE DEV EXTRA PATH...
 rift_map()
 {
-	local peer=$1 rep=$2 of=$3 line p
-	shift 3
-	line="sessname=$peer-r$rep device_path=$NB"
+	local line p of=$2
+	line="sessname=$1 device_path=$3${4:+ $4}"
+	shift 4
 	for p in "$@"; do
 		line+=" path=$p"
 	done
@@ -279,9 +392,12 @@ AI_PARAM=/sys/module/rift_client/parameters/always_invalidate
 FAI_PARAM=/sys/module/rift_server/parameters/force_always_invalidate
 rift_up()
 {
-	local peer=$1 rep=$2 of=$3 paths=(198.18.0.2@198.18.0.1) rc s
+	local peer=$1 rep=$2 of=$3 mode=$4 paths=(198.18.0.2@198.18.0.1) rc s
+	local dev=$NB extra='' sess=$1-r$2${4:+-$4}
 	riftblk_modules || { echo "riftblk modules do not load"; return 1; }
-	[ "$peer" = rift-2p ] && paths+=(198.18.1.2@198.18.1.1)
+	two_paths "$peer" && paths+=(198.18.1.2@198.18.1.1)
+	[ "$mode" = fo ] && dev=$NBFO
+	[ "$mode" = poll ] && extra="nr_poll_queues=$POLLQ"
 	if [ "$peer" = rift-ai ]; then
 		[ -w "$AI_PARAM" ] || {
 			echo "this rift-client has no always_invalidate (not merged on this branch)"
@@ -296,8 +412,9 @@ rift_up()
 		}
 		echo 1 > "$FAI_PARAM"
 	fi
+	[ -z "$mode" ] && mem_snap "$of.mem0"
 	rc=0
-	rift_map "$peer" "$rep" "$of" "${paths[@]}" 2>"$of.err" || rc=1
+	rift_map "$sess" "$of" "$dev" "$extra" "${paths[@]}" 2>"$of.err" || rc=1
 	[ "$peer" = rift-ai ] && echo 0 > "$AI_PARAM"
 	[ "$peer" = rift-fai ] && echo 0 > "$FAI_PARAM"
 	if [ $rc -ne 0 ]; then
@@ -313,19 +430,24 @@ rift_up()
 		}
 	fi
 	if [ "$peer" = rift-fai ]; then
-		s=$RIFT_CLT_SYSFS/$peer-r$rep/paths/$RIFTBLK_P0/always_invalidate
+		s=$RIFT_CLT_SYSFS/$sess/paths/$RIFTBLK_P0/always_invalidate
 		[ "$(cat "$s")" = 1 ] || {
-			echo "path of $peer-r$rep does not run the imposed always_invalidate"
+			echo "path of $sess does not run the imposed always_invalidate"
 			return 1
 		}
 	fi
 	if [ "$peer" = rift-ai ]; then
-		s=$RIFT_CLT_SYSFS/$peer-r$rep/always_invalidate
+		s=$RIFT_CLT_SYSFS/$sess/always_invalidate
 		[ ! -e "$s" ] || [ "$(cat "$s")" = 1 ] || {
-			echo "session $peer-r$rep did not take always_invalidate"
+			echo "session $sess did not take always_invalidate"
 			return 1
 		}
 	fi
+	if [ -z "$mode" ]; then
+		sleep "$MEM_SETTLE"
+		mem_snap "$of.mem1" "$sess"
+	fi
+	[ "$mode" != poll ] || poll_check "$of"
 }
 
 rift_down()
@@ -344,41 +466,89 @@ local_down()
 	:
 }
 
-# nvme-rdma: the nvmet target is configured once; the host connects each
-# repetition over the first link.
-nvmet_setup()
+# nvme-rdma: the nvmet target is configured once: $NB in subsystem $NQN,
+# $NBFO in $NQN_FO, both on port 1 (link 0) and port 2 (link 1).  nvme
+# connects over link 0 each repetition; nvme-mp over both links to the same
+# subsystem (native multipath: one device, a controller per link).
+nvmet_subsys()
 {
-	local s=$NVMET/subsystems/$NQN p=$NVMET/ports/1
-	[ -L "$p/subsystems/$NQN" ] && return 0
-	modprobe nvmet && modprobe nvmet-rdma && modprobe nvme-rdma || return 1
+	local s=$NVMET/subsystems/$1
 	[ -d "$s" ] || mkdir "$s" || return 1
 	echo 1 > "$s/attr_allow_any_host" || return 1
 	[ -d "$s/namespaces/1" ] || mkdir "$s/namespaces/1" || return 1
-	echo -n "$NB" > "$s/namespaces/1/device_path" &&
-		echo 1 > "$s/namespaces/1/enable" || return 1
-	[ -d "$p" ] || mkdir "$p" || return 1
-	echo rdma > "$p/addr_trtype" && echo ipv4 > "$p/addr_adrfam" &&
-		echo 198.18.0.1 > "$p/addr_traddr" && echo 4420 > "$p/addr_trsvcid" &&
-		ln -s "$s" "$p/subsystems/$NQN"
+	[ "$(cat "$s/namespaces/1/enable")" = 1 ] && return 0
+	echo -n "$2" > "$s/namespaces/1/device_path" &&
+		echo 1 > "$s/namespaces/1/enable"
+}
+
+# nvmet_port ID ADDR NQN...: port ID on ADDR offers the subsystems NQN.
+nvmet_port()
+{
+	local p=$NVMET/ports/$1 n
+	if [ ! -d "$p" ]; then
+		mkdir "$p" || return 1
+		echo rdma > "$p/addr_trtype" && echo ipv4 > "$p/addr_adrfam" &&
+			echo "$2" > "$p/addr_traddr" && echo 4420 > "$p/addr_trsvcid" || return 1
+	fi
+	shift 2
+	for n in "$@"; do
+		[ -L "$p/subsystems/$n" ] || ln -s "$NVMET/subsystems/$n" "$p/subsystems/$n" || return 1
+	done
+}
+
+nvmet_setup()
+{
+	local nqns=("$NQN")
+	[ -L "$NVMET/ports/2/subsystems/$NQN" ] && return 0
+	modprobe nvmet && modprobe nvmet-rdma && modprobe nvme-rdma || return 1
+	nvmet_subsys "$NQN" "$NB" || return 1
+	if [ -b "$NBFO" ]; then
+		nvmet_subsys "$NQN_FO" "$NBFO" || return 1
+		nqns+=("$NQN_FO")
+	fi
+	nvmet_port 1 198.18.0.1 "${nqns[@]}" && nvmet_port 2 198.18.1.1 "${nqns[@]}"
 }
 
 nvmet_teardown()
 {
-	local s=$NVMET/subsystems/$NQN p=$NVMET/ports/1
+	local s p n
 	nvme disconnect -n "$NQN" >/dev/null 2>&1
-	rm -f "$p/subsystems/$NQN"
-	[ -d "$p" ] && rmdir "$p"
-	[ -d "$s/namespaces/1" ] && echo 0 > "$s/namespaces/1/enable" &&
-		rmdir "$s/namespaces/1"
-	[ -d "$s" ] && rmdir "$s"
+	nvme disconnect -n "$NQN_FO" >/dev/null 2>&1
+	for p in "$NVMET"/ports/1 "$NVMET"/ports/2; do
+		[ -d "$p" ] || continue
+		rm -f "$p"/subsystems/*
+		rmdir "$p"
+	done
+	for n in "$NQN" "$NQN_FO"; do
+		s=$NVMET/subsystems/$n
+		[ -d "$s/namespaces/1" ] && echo 0 > "$s/namespaces/1/enable" &&
+			rmdir "$s/namespaces/1"
+		[ -d "$s" ] && rmdir "$s"
+	done
 }
 
+# nvme_live NQN: controllers of subsystem NQN that are live.
+nvme_live()
+{
+	local c n=0
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$1" ] &&
+			[ "$(cat "$c/state" 2>/dev/null)" = live ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# nvme_connect OUTFILE NQN LINK MODE: a controller over link LINK; the
+# new block device goes to OUTFILE, unless OUTFILE already names one (the
+# second path of a multipath device adds no device).
 nvme_connect()
 {
-	local before after d
+	local of=$1 nqn=$2 i=$3 before after d opts=()
+	[ "$4" = poll ] && opts=(--nr-poll-queues="$POLLQ")
 	before=$(blockdevs '^nvme[0-9]+n[0-9]+$')
-	nvme connect -t rdma -a 198.18.0.1 -s 4420 -w 198.18.0.2 -n "$NQN" \
-		--hostnqn="$HOSTNQN" >/dev/null || return 1
+	nvme connect -t rdma -a "198.18.$i.1" -s 4420 -w "198.18.$i.2" -n "$nqn" \
+		--hostnqn="$HOSTNQN" "${opts[@]}" >/dev/null || return 1
+	[ -s "$of" ] && return 0
 	for _ in $(seq 100); do
 		after=$(blockdevs '^nvme[0-9]+n[0-9]+$')
 		d=$(comm -13 <(echo "$before") <(echo "$after") | head -n 1)
@@ -386,22 +556,47 @@ nvme_connect()
 		sleep 0.2
 	done
 	[ -n "$d" ] || return 1
-	rift_wait_until 10 test -b "/dev/$d" && echo "/dev/$d" > "$1"
+	rift_wait_until 10 test -b "/dev/$d" && echo "/dev/$d" > "$of"
 }
 
 nvme_up()
 {
-	nvmet_setup 2>"$3.err" || { echo "nvmet setup failed: $(tail -n 1 "$3.err")"; return 1; }
-	nvme_connect "$3" 2>"$3.err" || { echo "nvme connect failed: $(tail -n 1 "$3.err")"; return 1; }
+	local peer=$1 of=$3 mode=$4 nqn=$NQN
+	[ "$mode" = fo ] && nqn=$NQN_FO
+	nvmet_setup 2>"$of.err" || { echo "nvmet setup failed: $(tail -n 1 "$of.err")"; return 1; }
+	if two_paths "$peer" && [ "$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null)" != Y ]; then
+		echo "nvme_core has no native multipath (multipath=N)"
+		return 1
+	fi
+	[ -z "$mode" ] && mem_snap "$of.mem0"
+	nvme_connect "$of" "$nqn" 0 "$mode" 2>"$of.err" || {
+		echo "nvme connect failed: $(tail -n 1 "$of.err")"
+		return 1
+	}
+	if two_paths "$peer"; then
+		if ! nvme_connect "$of" "$nqn" 1 "$mode" 2>"$of.err" ||
+		   ! rift_wait_until 20 eval "[ \$(nvme_live $nqn) -ge 2 ]"; then
+			echo "nvme connect over link 1 failed: $(tail -n 1 "$of.err") ($(nvme_live "$nqn") live controllers)"
+			return 1
+		fi
+	fi
+	if [ -z "$mode" ]; then
+		sleep "$MEM_SETTLE"
+		mem_snap "$of.mem1"
+	fi
+	[ "$mode" != poll ] || poll_check "$of"
 }
 
 nvme_down()
 {
-	nvme disconnect -n "$NQN" >/dev/null
+	local nqn=$NQN
+	[ "$2" = fo ] && nqn=$NQN_FO
+	nvme disconnect -n "$nqn" >/dev/null
 	rift_wait_until 20 test ! -e "$1"
 }
 
-# RNBD over RTRS (the out-of-tree comparison build), one path.
+# RNBD over RTRS (the out-of-tree comparison build): rnbd over link 0,
+# rnbd-2p over both links (one session, two paths).
 RTRS_KO=(drivers/infiniband/ulp/rtrs/rtrs-core drivers/infiniband/ulp/rtrs/rtrs-server
 	 drivers/infiniband/ulp/rtrs/rtrs-client drivers/block/rnbd/rnbd-server
 	 drivers/block/rnbd/rnbd-client)
@@ -440,13 +635,23 @@ bench_cleanup()
 
 rnbd_up()
 {
-	rnbd_modules >"$3.err" 2>&1 || { echo "rtrs/rnbd do not load: $(tail -n 1 "$3.err")"; return 1; }
-	bench_map "$3" /sys/class/rnbd-client/ctl/map_device \
-		"sessname=rnbd-r$2 path=ip:198.18.0.2@ip:198.18.0.1 device_path=${NB#/dev/}" \
-		'^rnbd[0-9]+$' 2>"$3.err" || {
-		echo "rnbd map failed: $(tail -n 1 "$3.err"; dmesg | grep -i rnbd | tail -n 1)"
+	local peer=$1 of=$3 mode=$4 line dev=${NB#/dev/}
+	[ "$mode" = fo ] && dev=${NBFO#/dev/}
+	rnbd_modules >"$of.err" 2>&1 || { echo "rtrs/rnbd do not load: $(tail -n 1 "$of.err")"; return 1; }
+	line="sessname=$1-r$2${mode:+-$mode} path=ip:198.18.0.2@ip:198.18.0.1"
+	two_paths "$peer" && line+=" path=ip:198.18.1.2@ip:198.18.1.1"
+	line+=" device_path=$dev"
+	[ "$mode" = poll ] && line+=" nr_poll_queues=$POLLQ"
+	[ -z "$mode" ] && mem_snap "$of.mem0"
+	bench_map "$of" /sys/class/rnbd-client/ctl/map_device "$line" '^rnbd[0-9]+$' 2>"$of.err" || {
+		echo "rnbd map failed: $(tail -n 1 "$of.err"; dmesg | grep -i rnbd | tail -n 1)"
 		return 1
 	}
+	if [ -z "$mode" ]; then
+		sleep "$MEM_SETTLE"
+		mem_snap "$of.mem1"
+	fi
+	[ "$mode" != poll ] || poll_check "$of"
 }
 
 rnbd_down()
@@ -455,42 +660,218 @@ rnbd_down()
 	rift_wait_until 20 test ! -e "$1"
 }
 
-# bench_peer PEER REP: set up, run the jobs, tear down.
-bench_peer()
+# record_mem PEER REP OUTFILE: the memory one idle session took (see
+# mem_snap), from the samples PEER_up left.
+record_mem()
 {
-	local peer=$1 rep=$2 kind of dev why rc
-	case $peer in
-	rift-*) kind=rift ;;
-	*) kind=$peer ;;
-	esac
-	if [ -n "${GIVEN_UP[$peer]:-}" ]; then
-		na_jobs "$peer" "$rep" "${GIVEN_UP[$peer]}"
+	local u0 s0 u1 s1 c1 f
+	if [ ! -s "$3.mem1" ] || ! read -r u0 s0 _ < "$3.mem0"; then
+		record "$1" "$2" mem-idle "no session: fio runs on the null_blk device itself"
 		return
 	fi
-	of=$OUT/dev-$peer
-	rm -f "$of" "$of.why"
+	read -r u1 s1 c1 < "$3.mem1"
+	f=("used_kib=$((u1 - u0))")
+	# rift-server stays loaded while the other peers run: its count is
+	# Rift's only.
+	[[ $1 == rift-* ]] && [ "$s0" != - ] && [ "$s1" != - ] && f+=("srv_pinned_kib=$((s1 - s0))")
+	[ "$c1" != - ] && f+=("clt_pinned_kib=$c1")
+	record "$1" "$2" mem-idle ok "${f[@]}"
+}
+
+# --- the failover gap ----------------------------------------------------
+# link_pkts: "PKTS0 PKTS1", packets the client ends of link 0 and 1 sent.
+link_pkts()
+{
+	local i f n out=()
+	for i in 0 1; do
+		f=/sys/class/infiniband/rxe_riftb$i/ports/1/hw_counters/sent_pkts
+		n=$(cat "$f" 2>/dev/null)
+		out+=("${n:-0}")
+	done
+	echo "${out[*]}"
+}
+
+# dev_ios DEV: reads and writes DEV completed so far.
+dev_ios()
+{
+	awk '{ print $1 + $5 }' "/sys/block/$(basename "$1")/stat" 2>/dev/null
+}
+
+# fo_started DEV IOS PKTS PID: fio (PID) has ended, or IO has started on
+# DEV: its IO count moved from IOS, or the client ends of the links sent
+# 200 packets more than PKTS (the head of an nvme multipath device counts
+# no IO in its stat on 6.1; heartbeats alone send a few a second).
+fo_started()
+{
+	local p
+	kill -0 "$4" 2>/dev/null || return 0
+	[ "$(dev_ios "$1")" != "$2" ] && return 0
+	read -r -a p <<<"$(link_pkts)"
+	[ $((p[0] + p[1] - $3)) -ge 200 ]
+}
+
+# fo_gaps CLATLOG T_DOWN T_UP: from fio's per-IO completion log (unix ms):
+# "GAP BASE RESUMED_AFTER_UP IOS IOS_DOWN": the largest gap between two
+# consecutive completions of which the second came at or after T_DOWN, the
+# largest before T_DOWN, 1 if that largest gap ended only once the link was
+# back (T_UP), all completions, those while the link was down.  Nothing
+# if no IO completed after T_DOWN.
+fo_gaps()
+{
+	python3 - "$@" <<'PY'
+import sys
+ts = sorted(int(l.split(",")[0]) for l in open(sys.argv[1]) if l.strip())
+down, up = int(sys.argv[2]), int(sys.argv[3])
+gap = base = 0
+end = None
+for a, b in zip(ts, ts[1:]):
+    if b < down:
+        base = max(base, b - a)
+    elif end is None or b - a > gap:
+        gap, end = b - a, b
+if end is None:
+    sys.exit(1)
+print(gap, base, int(end >= up), len(ts), sum(1 for t in ts if down <= t < up))
+PY
+}
+
+# fo_job PEER REP DEV: the failover gap.  fio writes and verifies (crc32c)
+# random 4..64 KiB blocks at QD16 on DEV, as the failover selftests do,
+# and logs every completion's time (--write_lat_log, per IO).  FO_WARM s
+# after IO started, the link that carried more packets in the last second
+# goes down (ip link set down on its client end, as the selftests do) for
+# FO_DOWN s and comes back (rift_link_up: rxe device re-created).  The
+# peers' own failure detection is left at their defaults.
+fo_job()
+{
+	local peer=$1 rep=$2 dev=$3 d f rt pid rc=0 l p0 p1 t_down t_up n0 r
+	local gap base after ios iosd errs
+	d=/tmp/fo-$peer-r$rep
+	f=$OUT/fio/$peer-failover-r$rep.json
+	rt=$((FO_WARM + FO_DOWN + FO_AFTER + 20))
+	rm -rf "$d"
+	mkdir -p "$d"
+	n0=$(dev_ios "$dev")
+	read -r -a p0 <<<"$(link_pkts)"
+	(cd "$d" && exec timeout -k 5 $((rt + 120)) fio --name=failover --filename="$dev" \
+		--direct=1 --ioengine=libaio --rw=randwrite --bsrange=4k-64k --iodepth=16 \
+		--size=64M --time_based --runtime="$rt" --verify=crc32c --verify_backlog=32 \
+		--verify_fatal=1 --do_verify=1 --write_lat_log="$d/fo" --log_avg_msec=0 \
+		--log_unix_epoch=1 --output-format=json --output="$f" > "$f.log" 2>&1) &
+	pid=$!
+	rift_wait_until 30 fo_started "$dev" "$n0" $((p0[0] + p0[1])) "$pid" ||
+		log "  $peer failover: no IO seen on $dev after 30 s; going on"
+	sleep $((FO_WARM - 1))
+	read -r -a p0 <<<"$(link_pkts)"
+	sleep 1
+	read -r -a p1 <<<"$(link_pkts)"
+	l=0
+	[ $((p1[1] - p0[1])) -gt $((p1[0] - p0[0])) ] && l=1
+	t_down=$(date +%s%3N)
+	ip link set dev "riftb$l" down
+	log "  $peer failover: link $l down (packets in the second before: $((p1[0] - p0[0])) / $((p1[1] - p0[1])))"
+	sleep "$FO_DOWN"
+	t_up=$(date +%s%3N)
+	step $STEP_TMO rift_link_up "riftb$l" || log "  link $l: rxe device not re-created"
+	rift_wait_until 20 rift_rdma_link_active "rxe_riftb$l" || log "  rxe_riftb$l not active again"
+	bench_wait_pid $((rt + 150)) "$pid" || rc=$?
+	if [ $rc -eq 124 ]; then
+		kill -9 "$pid" 2>/dev/null
+		record "$peer" "$rep" failover "fio hung (IO stuck for > $((rt + 150))s)"
+		return 124
+	fi
+	errs=$(python3 -c 'import json, sys; s = open(sys.argv[1]).read(); print(json.loads(s[s.index("{"):])["jobs"][0]["error"])' "$f" 2>/dev/null)
+	if r=$(fo_gaps "$d/fo_clat.1.log" "$t_down" "$t_up" 2>/dev/null); then
+		read -r gap base after ios iosd <<<"$r"
+		record "$peer" "$rep" failover ok "gap_ms=$gap" "base_gap_ms=$base" \
+			"resumed_after_up=$after" "ios=$ios" "ios_down=$iosd" \
+			"down_ms=$((t_up - t_down))" "link=$l" "fio_rc=$rc" "fio_errors=${errs:-null}"
+		log "  $peer failover: largest gap $gap ms (before: $base ms), fio rc $rc"
+	else
+		record "$peer" "$rep" failover "no IO completed after the link went down (fio rc $rc: $(tail -n 1 "$f.log"))"
+	fi
+	cp "$d/fo_clat.1.log" "$OUT/fio/$peer-failover-r$rep.clat.log" 2>/dev/null
+	rm -rf "$d"
+	return 0
+}
+
+# --- one peer ------------------------------------------------------------
+# bench_phase PEER REP MODE JOB...: set PEER up in MODE (see above), run
+# the JOBs (lines of JOBS or POLL_JOBS; "failover" in mode fo; "mem-idle"
+# is recorded from the setup), tear down.  Returns 1 once the peer is
+# given up on.
+bench_phase()
+{
+	local peer=$1 rep=$2 mode=$3 kind of dev why rc key
+	shift 3
+	case $peer in
+	rift-*) kind=rift ;;
+	nvme*) kind=nvme ;;
+	rnbd*) kind=rnbd ;;
+	*) kind=$peer ;;
+	esac
+	key=$peer${mode:+:$mode}
+	why=${GIVEN_UP[$peer]:-${GIVEN_UP[$key]:-}}
+	if [ -n "$why" ]; then
+		na_jobs "$peer" "$rep" "$why" "$@"
+		return 0
+	fi
+	of=$OUT/dev-$peer${mode:+-$mode}
+	rm -f "$of" "$of".*
 	rc=0
-	step $STEP_TMO "${kind}_up" "$peer" "$rep" "$of" >"$of.why" || rc=$?
+	step $STEP_TMO "${kind}_up" "$peer" "$rep" "$of" "$mode" >"$of.why" || rc=$?
 	why=$(tail -n 1 "$of.why" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ ! -s "$of" ]; then
 		[ $rc -eq 124 ] && why="setup hung (> ${STEP_TMO}s)"
 		why=${why:-setup failed}
 		# Setup that fails once fails every time; do not pay it again.
-		GIVEN_UP[$peer]=$why
-		na_jobs "$peer" "$rep" "$why"
-		return
+		GIVEN_UP[$key]=$why
+		na_jobs "$peer" "$rep" "$why" "$@"
+		# A device mapped before a check failed goes again.
+		[ $rc -eq 124 ] || [ ! -s "$of" ] ||
+			step $STEP_TMO "${kind}_down" "$(cat "$of")" "$mode" ||
+			GIVEN_UP[$peer]="teardown failed or hung in an earlier repetition"
+		return 0
 	fi
 	dev=$(cat "$of")
-	log "  $peer: $dev"
-	if ! run_jobs "$peer" "$rep" "$dev"; then
+	log "  $peer${mode:+ ($mode)}: $dev"
+	[ -n "$mode" ] || record_mem "$peer" "$rep" "$of"
+	rc=0
+	if [ "$mode" = fo ]; then
+		fo_job "$peer" "$rep" "$dev" || rc=$?
+	else
+		run_jobs "$peer" "$rep" "$dev" "$@" || rc=$?
+	fi
+	if [ $rc -eq 124 ]; then
 		GIVEN_UP[$peer]="IO hung in an earlier repetition"
 		log "  $peer: IO hung on $dev; not tearing it down"
-		return
+		return 1
 	fi
-	step $STEP_TMO "${kind}_down" "$dev" || {
+	step $STEP_TMO "${kind}_down" "$dev" "$mode" || {
 		GIVEN_UP[$peer]="teardown failed or hung in an earlier repetition"
 		log "  $peer: teardown of $dev failed"
+		return 1
 	}
+}
+
+# bench_peer PEER REP: the usual jobs, the polled one, the failover one.
+bench_peer()
+{
+	local peer=$1 rep=$2
+	bench_phase "$peer" "$rep" "" "${JOBS[@]}" mem-idle
+	if [ "$peer" = local ]; then
+		na_jobs "$peer" "$rep" "null_blk, the backend every peer shares, is loaded without poll queues" \
+			"${POLL_JOBS[@]}"
+	else
+		bench_phase "$peer" "$rep" poll "${POLL_JOBS[@]}"
+	fi
+	if ! two_paths "$peer"; then
+		na_jobs "$peer" "$rep" "one path: nothing to fail over to" failover
+	elif [ ! -b "$NBFO" ]; then
+		na_jobs "$peer" "$rep" "no memory-backed null_blk to verify on" failover
+	else
+		bench_phase "$peer" "$rep" fo failover
+	fi
 }
 
 # --- raw verbs limit: perftest between the two ends of link 0 -----------
@@ -563,6 +944,25 @@ bench_raw()
 	log "  raw: done"
 }
 
+# nullbfo_add: $NBFO through configfs, as $NB but memory-backed.
+nullbfo_add()
+{
+	local d=/sys/kernel/config/nullb/${NBFO#/dev/}
+	[ -d "${d%/*}" ] && mkdir "$d" || return 1
+	echo 128 > "$d/size" && echo 1 > "$d/memory_backed" && echo 512 > "$d/blocksize" &&
+		echo 0 > "$d/irqmode" && echo 2 > "$d/queue_mode" &&
+		echo 2 > "$d/submit_queues" && echo 128 > "$d/hw_queue_depth" &&
+		echo 1 > "$d/power" && rift_wait_until 10 test -b "$NBFO"
+}
+
+nullbfo_del()
+{
+	local d=/sys/kernel/config/nullb/${NBFO#/dev/}
+	[ -d "$d" ] || return 0
+	echo 0 > "$d/power"
+	rmdir "$d"
+}
+
 # --- main ----------------------------------------------------------------
 log "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo)"
 log "runtime ${RUNTIME}s per job, $REPS repetitions, peers: ${PEERS[*]}"
@@ -576,10 +976,25 @@ modprobe null_blk "${NULLB_PARAMS[@]}" || { log "null_blk does not load"; exit 1
 defer rmmod null_blk
 rift_wait_until 10 test -b $NB || { log "no $NB"; exit 1; }
 log "backend: null_blk ${NULLB_PARAMS[*]} (memory_backed=0)"
+if nullbfo_add; then
+	log "failover backend: $NBFO, the same but memory-backed (fio verifies)"
+else
+	log "no memory-backed $NBFO: the failover job will be n/a"
+fi
+defer nullbfo_del
 counters_setup || counters_teardown
 defer counters_teardown
-echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')")}" > "$OUT/meta.json"
-defer bench_cleanup
+# What the idle VM (the bench's shell polling its steps) keeps busy, for
+# reading CPU time per IO.
+read -r -a c0 <<<"$(counters)"
+step 20 sleep 5
+read -r -a c1 <<<"$(counters)"
+idle=$(awk -v b=$((c1[4] - c0[4])) -v t=$((c1[5] - c0[5])) 'BEGIN { printf "%.1f", t ? 100 * b / t : 0 }')
+log "idle VM: ${idle}% of its CPU time busy"
+echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')"),\"clk_tck\":$(getconf CLK_TCK),\"idle_busy_pct\":$idle,\"poll_queues\":$POLLQ,\"fo_down_s\":$FO_DOWN,\"mem_settle_s\":$MEM_SETTLE}" > "$OUT/meta.json"
+# Bounded: a peer may have left IO stuck that unmapping or unloading
+# would wait on for ever (the host also kills the VM; see bench.sh).
+defer step 120 bench_cleanup
 
 for ((rep = 1; rep <= REPS; rep++)); do
 	log "repetition $rep/$REPS"
@@ -593,3 +1008,5 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 dmesg > "$OUT/dmesg.txt"
 log "finished"
+# The host powers the VM off if it is still up a while after this.
+touch "$OUT/bench.done"

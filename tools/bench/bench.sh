@@ -5,25 +5,35 @@
 # comparison peer (tools/bench/build-peers.sh), boots ONE VM and runs
 # tools/bench/bench-guest.sh in it: fio on local null_blk, riftblk over
 # one and two paths and with always-invalidate, nvme-rdma and RNBD over
-# the same Soft-RoCE links, and perftest's raw verbs limit, interleaved
-# repetitions.  Prints the table and leaves build/bench/bench.{txt,json}.
+# one link and over both, and perftest's raw verbs limit, interleaved
+# repetitions; plus a polled job, the failover gap, the memory of an idle
+# session and CPU time per IO.  Prints the table and leaves
+# build/bench/bench.{txt,json}.
 #
 # Environment: BENCH_RUNTIME (s per fio job, default 10), BENCH_REPS (3),
 # BENCH_PEERS (subset, in order), BENCH_PROFILE (fio jobs to sample with
 # perf, e.g. qd32-randread; profiles in build/bench/vm/perf/),
-# BENCH_TIMEOUT (hard limit of the VM in seconds; default from the above).  Exits non-zero only if the bench
-# itself could not run (build, boot), never because of a figure.
+# BENCH_FO_DOWN (s a link stays down in the failover job, default 15),
+# BENCH_TIMEOUT (hard limit of the VM in seconds; default from the
+# above).  Exits non-zero only if the bench itself could not run (build,
+# boot), never because of a figure.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 out=$top/build/bench
 runtime=${BENCH_RUNTIME:-10}
 reps=${BENCH_REPS:-3}
-peers=${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai rift-fai nvme rnbd}
+peers=${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai rift-fai nvme nvme-mp rnbd rnbd-2p}
+fodown=${BENCH_FO_DOWN:-15}
 npeers=$(wc -w <<<"$peers")
-# Per peer and repetition: 4 fio jobs plus setup under TCG.  The guest
-# gives up on a hung peer by itself; this limit is for a wedged VM.
-tmo=${BENCH_TIMEOUT:-$((300 + reps * npeers * (4 * (runtime + 20) + 40)))}
+# Per peer and repetition: 7 fio jobs, three setups and the failover job
+# under TCG.  The guest gives up on a hung peer by itself; this limit is
+# for a wedged VM.
+tmo=${BENCH_TIMEOUT:-$((300 + reps * npeers * (7 * (runtime + 20) + 120 + fodown + 60)))}
+# Once the guest has written bench.done (its figures are all recorded),
+# it has this long to power off before the VM is killed: a peer may have
+# left IO stuck that unmapping or unloading waits on for ever.
+grace=180
 
 tools/deps.sh
 echo "bench: building modules"
@@ -39,10 +49,34 @@ rc=0
 # No slub_debug: its per-allocation stack traces would weigh on every figure.
 tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" --slub-debug off -- \
 	env BENCH_RUNTIME="$runtime" BENCH_REPS="$reps" BENCH_PEERS="$peers" \
-	BENCH_PROFILE="${BENCH_PROFILE:-}" \
+	BENCH_PROFILE="${BENCH_PROFILE:-}" BENCH_FO_DOWN="$fodown" \
 	BENCH_PEERS_DIR=/mnt/rift/build/bench/peers \
-	bash tools/bench/bench-guest.sh || rc=$?
-[ $rc -eq 0 ] || echo "bench: the VM ended with status $rc (console: $out/vm/console-bench.log); tabulating what was measured" >&2
+	bash tools/bench/bench-guest.sh &
+vmpid=$!
+killed=
+while kill -0 "$vmpid" 2>/dev/null; do
+	if [ -e "$out/vm/bench.done" ]; then
+		t=$SECONDS
+		while kill -0 "$vmpid" 2>/dev/null && [ $((SECONDS - t)) -lt $grace ]; do
+			sleep 1
+		done
+		if kill -0 "$vmpid" 2>/dev/null; then
+			echo "bench: the guest finished but the VM is still up ${grace}s later (a peer left something wedged); killing it" >&2
+			if qpid=$(cat "$out/vm/qemu-bench.pid" 2>/dev/null); then
+				kill -KILL "$qpid" 2>/dev/null || true
+			fi
+			killed=1
+		fi
+		break
+	fi
+	sleep 2
+done
+wait "$vmpid" || rc=$?
+if [ -n "$killed" ]; then
+	echo "bench: VM killed after the guest finished; tabulating" >&2
+elif [ $rc -ne 0 ]; then
+	echo "bench: the VM ended with status $rc (console: $out/vm/console-bench.log); tabulating what was measured" >&2
+fi
 [ -s "$out/vm/results.jsonl" ] || { echo "bench: no results" >&2; exit 1; }
 python3 tools/bench/bench-report.py "$out/vm" "$out/bench.json" | tee "$out/bench.txt"
 echo "bench: table in $out/bench.txt, figures in $out/bench.json"
