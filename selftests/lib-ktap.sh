@@ -138,6 +138,14 @@ rift_scaled()
 	echo $(($1 * ${RIFT_TIMEOUT_SCALE:-1}))
 }
 
+# rift_nap SECONDS: the polling loops' pause.  A script that must not
+# fork while it polls (the bench: every sleep process costs a TCG guest
+# CPU time it measures) defines its own after sourcing this file.
+rift_nap()
+{
+	sleep "$1"
+}
+
 # rift_wait_pid SECONDS PID: wait for a background job, up to SECONDS;
 # its exit status, or 124 if it is still running.
 rift_wait_pid()
@@ -145,7 +153,7 @@ rift_wait_pid()
 	local end=$((SECONDS + $1))
 	while kill -0 "$2" 2>/dev/null; do
 		[ $SECONDS -lt $end ] || return 124
-		sleep 0.2
+		rift_nap 0.2
 	done
 	wait "$2"
 }

@@ -96,23 +96,13 @@ record()
 mkfifo /tmp/bench-sleep.fifo 2>/dev/null
 exec {SLEEP_FD}<>/tmp/bench-sleep.fifo
 
-# nap SECONDS: sleep without a child process.
-nap()
+# rift_nap SECONDS (lib-ktap.sh's, replaced): sleep without a child
+# process, so rift_wait_pid's polling forks nothing.
+rift_nap()
 {
 	local _x
 	read -r -t "$1" -u "$SLEEP_FD" _x
 	return 0
-}
-
-# bench_wait_pid SECONDS PID: rift_wait_pid, polling with nap.
-bench_wait_pid()
-{
-	local end=$((SECONDS + $1))
-	while kill -0 "$2" 2>/dev/null; do
-		[ $SECONDS -lt $end ] || return 124
-		nap 0.2
-	done
-	wait "$2"
 }
 
 # step SECONDS CMD...: run CMD with a deadline.  A step stuck in the
@@ -124,7 +114,7 @@ step()
 	shift
 	"$@" &
 	pid=$!
-	bench_wait_pid "$tmo" "$pid"
+	rift_wait_pid "$tmo" "$pid"
 	rc=$?
 	if [ $rc -eq 124 ]; then
 		kill -9 "$pid" 2>/dev/null
@@ -774,7 +764,7 @@ fo_job()
 	t_up=$(date +%s%3N)
 	step $STEP_TMO rift_link_up "riftb$l" || log "  link $l: rxe device not re-created"
 	rift_wait_until 20 rift_rdma_link_active "rxe_riftb$l" || log "  rxe_riftb$l not active again"
-	bench_wait_pid $((rt + 150)) "$pid" || rc=$?
+	rift_wait_pid $((rt + 150)) "$pid" || rc=$?
 	if [ $rc -eq 124 ]; then
 		kill -9 "$pid" 2>/dev/null
 		record "$peer" "$rep" failover "fio hung (IO stuck for > $((rt + 150))s)"
