@@ -42,7 +42,10 @@ CS=$RIFT_CLT_SYSFS/$S
 P=/sys/module/rift_client/parameters
 LOOPS=${RIFT_DEVRM_LOOPS:-50}
 # A device's removal waits for the teardown of the paths on it only.
-DEL_MAX_MS=15000
+# That teardown frees a path's pages and MRs, which the sanitizer kernel
+# makes several times slower (check-debug saw deletions of 6.5-15.9 s),
+# so the limit stretches with the harness's timeout scale.
+DEL_MAX_MS=$(rift_scaled 15000)
 ktap_header
 ktap_plan 32
 mkdir -p "$OUT"
@@ -62,13 +65,16 @@ removed_lines()
 }
 
 DEL_MS=0
-# del_dev DEV: delete an rxe device, bounded; its time in DEL_MS.
+DEL_END=0
+# del_dev DEV: delete an rxe device, bounded; its time in DEL_MS, the
+# time it returned (rift_now_ms) in DEL_END.
 del_dev()
 {
 	local t0=$(rift_now_ms) rc
 	timeout 120 rdma link delete "$1"
 	rc=$?
-	DEL_MS=$(($(rift_now_ms) - t0))
+	DEL_END=$(rift_now_ms)
+	DEL_MS=$((DEL_END - t0))
 	return $rc
 }
 
@@ -86,8 +92,10 @@ cycle()
 	local dev=$1 what=$2 n0
 	n0=$(removed_lines "$what")
 	del_dev "$dev" || { ktap_info "rdma link delete $dev failed"; return 1; }
+	# Re-added even then: the checks after the loop count resources
+	# with every device present.
 	[ $DEL_MS -le $DEL_MAX_MS ] ||
-		{ ktap_info "rdma link delete $dev took $DEL_MS ms"; return 1; }
+		{ ktap_info "rdma link delete $dev took $DEL_MS ms"; add_dev "$dev"; return 1; }
 	rift_wait_until 10 eval "[ \$(removed_lines '$what') -gt $n0 ]" ||
 		{ ktap_info "no '$what' in the kernel log"; return 1; }
 	add_dev "$dev" || { ktap_info "rdma link add $dev failed"; return 1; }
@@ -195,6 +203,28 @@ ktap_check "no more PDs, QPs or MRs than before the loop" \
 ktap_check "MemAvailable did not drop by 32 MiB or more (a leak of a path's pages per cycle would)" \
 	test $((mem0 - mem1)) -lt 32768
 
+# aborted_ok ERRFILE WHAT: whether the open WHAT failed for the device's
+# removal rather than for connect_timeout_ms, in ABORT_OK (1 or 0).  The
+# errno tells them apart on any kernel (the timeout's is ETIMEDOUT); the
+# time does on the stock kernel only, where the abort is expected within
+# 5 s of the deletion's return: the sanitizer kernel's deletion alone can
+# take half the connect timeout.
+ABORT_OK=0
+aborted_ok()
+{
+	local err after
+	err=$(cat "$1")
+	after=$(($(rift_now_ms) - DEL_END))
+	ktap_info "$2: deletion took $DEL_MS ms; the open returned ${after} ms after it: ${err:-no error}"
+	ABORT_OK=0
+	case $err in
+	*"No such device"* | *"connection abort"*) ;;
+	*) return ;;
+	esac
+	[ "${RIFT_TIMEOUT_SCALE:-1}" -gt 1 ] || [ $after -le 5000 ] || return
+	ABORT_OK=1
+}
+
 # --- 3: deletion while a connect is held by a listener that never answers. ---
 mout=$OUT/mute.out
 "$mute" -a 198.18.1.1 -p 7999 -t 120 > "$mout" 2>&1 &
@@ -204,19 +234,17 @@ rift_wait_until 10 grep -q listening "$mout"
 rift_insmod test/rift-test
 echo 30000 > $P/connect_timeout_ms
 defer eval "echo 10000 > $P/connect_timeout_ms"
-t0=$(rift_now_ms)
 (echo "sessname=dcon path=198.18.1.2@198.18.1.1 port=7999" > "$RIFT_TEST_DBG/open") 2> "$OUT/open.err" &
 opid=$!
 rift_wait_until 20 grep -q "^connect request" "$mout"
 n0=$(removed_lines "connect aborted: RDMA device rxe_riftb1 removed")
 ktap_check "a connect held by a mute listener; rxe_riftb1 deleted" \
 	eval "grep -q '^connect request' '$mout' && del_dev rxe_riftb1"
-rift_wait_pid 60 $opid
-open_ms=$(($(rift_now_ms) - t0))
-ktap_info "deletion took $DEL_MS ms; the open returned after $open_ms ms: $(cat "$OUT/open.err")"
+rift_wait_pid $(rift_scaled 60) $opid
+aborted_ok "$OUT/open.err" "a connect held by a mute listener"
 ktap_check "the attempt was aborted at once, not after connect_timeout_ms (30000)" \
 	eval "[ \$(removed_lines 'connect aborted: RDMA device rxe_riftb1 removed') -gt $n0 ] &&
-	      [ $DEL_MS -le $DEL_MAX_MS ] && [ $open_ms -lt 25000 ]"
+	      [ $DEL_MS -le $DEL_MAX_MS ] && [ $ABORT_OK = 1 ]"
 kill $mpid 2>/dev/null
 wait $mpid 2>/dev/null
 ktap_check "device re-added: riftblk's path 1 reconnects" \
@@ -229,7 +257,6 @@ mout=$OUT/mute-info.out
 mpid=$!
 defer kill $mpid
 rift_wait_until 10 grep -q listening "$mout"
-t0=$(rift_now_ms)
 (echo "sessname=dinfo path=198.18.1.2@198.18.1.1 port=7998" > "$RIFT_TEST_DBG/open") 2> "$OUT/open-info.err" &
 opid=$!
 # accepted: connections the listener accepted so far.
@@ -244,12 +271,11 @@ while [ "$(accepted)" != "$a0" ]; do a0=$(accepted); sleep 1; done
 n0=$(removed_lines "connect aborted: RDMA device rxe_riftb1 removed")
 ktap_check "$a0 connections accepted, INFO_REQ unanswered; rxe_riftb1 deleted" \
 	eval "[ $a0 -ge 2 ] && del_dev rxe_riftb1"
-rift_wait_pid 60 $opid
-open_ms=$(($(rift_now_ms) - t0))
-ktap_info "deletion took $DEL_MS ms; the open returned after $open_ms ms: $(cat "$OUT/open-info.err")"
+rift_wait_pid $(rift_scaled 60) $opid
+aborted_ok "$OUT/open-info.err" "an INFO exchange held by a mute listener"
 ktap_check "the INFO exchange was aborted at once, not after connect_timeout_ms (30000)" \
 	eval "[ \$(removed_lines 'connect aborted: RDMA device rxe_riftb1 removed') -gt $n0 ] &&
-	      [ $DEL_MS -le $DEL_MAX_MS ] && [ $open_ms -lt 25000 ]"
+	      [ $DEL_MS -le $DEL_MAX_MS ] && [ $ABORT_OK = 1 ]"
 kill $mpid 2>/dev/null
 wait $mpid 2>/dev/null
 rmmod rift_test
