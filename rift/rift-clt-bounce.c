@@ -9,16 +9,18 @@
  * software device (rxe) that is a large part of a small read, and rxe 6.1
  * runs a REG_MR again when it retransmits across it, which can wedge the
  * QP (see the admin guide).  Reads of up to read_bounce_kb instead name a
- * slot of the path's own, as many pages per permit, registered once per
+ * slot of the path's own, as many pages per chunk, registered once per
  * connected path instance, and the answer is copied out of it.
  *
  * What the server can reach stays bounded: only these staging slots,
- * never the ULP's memory.  A slot belongs to its permit, and a permit whose
- * read timed out stays out of the pool until its late answer arrives or
- * the path closes (see rift_clt_path_release_orphans()), so a late transfer
- * lands in a slot nobody reads.  The registrations are dropped when the
+ * never the ULP's memory.  A slot belongs to a chunk of the path (a
+ * request uses the slot of the chunk it holds), and the chunk of a read
+ * that timed out stays an orphan, taken, until its late answer arrives
+ * or the path closes (see rift-clt-chunk.c), so a late transfer lands in
+ * a slot nobody reads.  The registrations are dropped when the
  * path instance's connections are gone.  The cost is memory: queue depth
- * times the slot size per path instance (16.5 MiB at 128 permits of the
+ * (the most chunks a path lets requests use) times the slot size per path
+ * instance (16.5 MiB at 128 permits of the
  * default 132 KiB; the server pins as much for its chunks), reported per
  * path in sysfs (bounce_bytes).
  */
@@ -34,7 +36,7 @@
 static bool read_bounce = true;
 module_param(read_bounce, bool, 0644);
 MODULE_PARM_DESC(read_bounce,
-		 "Reads of up to read_bounce_kb land in per-permit buffers registered once per path and are copied out, instead of a registration and an invalidation per read; taken at connect (default true)");
+		 "Reads of up to read_bounce_kb land in per-chunk buffers registered once per path and are copied out, instead of a registration and an invalidation per read; taken at connect (default true)");
 
 static unsigned int read_bounce_kb = 1024;
 module_param(read_bounce_kb, uint, 0644);
@@ -51,8 +53,8 @@ MODULE_PARM_DESC(read_bounce_kb,
  * @dev: device the pages are mapped for and whose PD the MRs are in; a
  *	reference of its own, since the connections' go before the MRs do
  * @ib_dev: its RDMA device
- * @nr: pages, @slot of them per permit
- * @slot: pages per permit, a divisor of @per_mr
+ * @nr: pages, @slot of them per chunk
+ * @slot: pages per chunk, a divisor of @per_mr
  * @per_mr: pages per MR
  * @nr_mrs: entries in @mrs
  * @pages: the pages
@@ -261,7 +263,7 @@ out:
 /**
  * rift_clt_bounce_seg() - where the server is to write a bounced read
  * @path: connected path with staging slots
- * @id: the request's permit
+ * @id: the chunk the request holds
  * @len: the read's length, at most the slot's size
  * @seg: filled with the slot's address, @len and its MR's rkey
  */
@@ -289,7 +291,7 @@ void rift_clt_bounce_seg(struct rift_clt_path *path, u32 id, u32 len,
 void rift_clt_bounce_copy(struct rift_clt_req *req)
 {
 	struct rift_clt_bounce *b = req->path->bounce;
-	u32 first = req->permit_id * b->slot, k, n;
+	u32 first = req->chunk * b->slot, k, n;
 
 	for (k = 0; k * PAGE_SIZE < req->data_len; k++) {
 		n = min_t(u32, req->data_len - k * PAGE_SIZE, PAGE_SIZE);
@@ -312,5 +314,5 @@ bool rift_clt_bounce_usable(struct rift_clt_path *path, struct rift_clt_req *req
 
 	return req->dir == RIFT_READ && req->data_len && b &&
 	       req->data_len <= b->slot * PAGE_SIZE &&
-	       req->permit_id < b->nr / b->slot;
+	       req->chunk < b->nr / b->slot;
 }

@@ -18,38 +18,37 @@
 /*
  * A read's pages may be handed back only once the server can no longer
  * write them: invalidate the MR first, complete in rift_clt_inv_done().
+ *
+ * Return: false if @req was not POSTED (a timeout or an earlier response
+ * claimed it), so this response is not its answer; true otherwise.
  */
-static void rift_clt_req_complete(struct rift_clt_req *req, int err)
+static bool rift_clt_req_complete(struct rift_clt_req *req, int err)
 {
 	struct ib_send_wr inv = {};
 
 	if (req->mr) {
-		/* A second response for the same request is the peer's bug. */
 		if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
-				   RIFT_CLT_REQ_INVALIDATING) != RIFT_CLT_REQ_POSTED) {
-			rift_clt_path_fail(req->path, "duplicate response");
-			return;
-		}
+				   RIFT_CLT_REQ_INVALIDATING) != RIFT_CLT_REQ_POSTED)
+			return false;
 		req->result = err;
 		inv.opcode = IB_WR_LOCAL_INV;
 		inv.wr_cqe = &req->inv_cqe;
 		inv.send_flags = IB_SEND_SIGNALED;
 		inv.ex.invalidate_rkey = req->mr->rkey;
 		if (ib_post_send(req->con->c.qp, &inv, NULL) == 0)
-			return;
+			return true;
 		/* The QP is dying; its close path completes the request. */
 		rift_clt_path_fail(req->path, "cannot post local invalidate");
-		return;
+		return true;
 	}
 	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
-			   RIFT_CLT_REQ_IDLE) != RIFT_CLT_REQ_POSTED) {
-		rift_clt_path_fail(req->path, "duplicate response");
-		return;
-	}
-	/* The server wrote the staging page before it answered (RC order). */
+			   RIFT_CLT_REQ_IDLE) != RIFT_CLT_REQ_POSTED)
+		return false;
+	/* The server wrote the staging slot before it answered (RC order). */
 	if (req->bounced && !err)
 		rift_clt_bounce_copy(req);
 	rift_clt_req_end(req, err);
+	return true;
 }
 
 static void rift_clt_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -85,50 +84,54 @@ int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm)
 	return rift_con_send_imm(&con->c, &rift_clt_io_cqe, imm);
 }
 
+/*
+ * A response names a chunk of the path it came on; the chunk says which
+ * request it answers.  Every id is checked: one beyond the chunks the
+ * path may use, one no request holds, one whose request is not in flight
+ * on this connection (or was answered already) fail the path, unless
+ * the chunk is an orphan and this is the timed-out request's late answer.
+ */
 static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 {
-	struct rift_clt_sess *sess = con->path->sess;
-	/* Pairs with the release in rift_clt_reqs_init(). */
-	struct rift_clt_req *reqs = smp_load_acquire(&sess->reqs);
+	struct rift_clt_path *path = con->path;
 	struct rift_clt_req *req;
 	unsigned long flags;
 
-	if (!reqs || imm->chunk >= sess->queue_depth) {
-		rift_clt_path_fail(con->path, "response names an unknown chunk");
+	if (imm->chunk >= rift_clt_nr_usable(path)) {
+		rift_clt_path_fail(path, "response names an unknown chunk");
 		return;
 	}
-	req = &reqs[imm->chunk];
+	req = rift_clt_chunk_req(path, imm->chunk);
 	/*
 	 * Its batch may be being posted right now, and its response may
 	 * come before the poster marks it POSTED: wait for the poster.  One
-	 * QUEUED after that was never sent, and the check below fails the path.
+	 * QUEUED after that was never sent, and the claim below fails.
 	 */
-	if (atomic_read(&req->state) == RIFT_CLT_REQ_QUEUED &&
+	if (req && atomic_read(&req->state) == RIFT_CLT_REQ_QUEUED &&
 	    READ_ONCE(req->con) == con) {
 		spin_lock_irqsave(&con->batch_lock, flags);
 		spin_unlock_irqrestore(&con->batch_lock, flags);
 	}
+	if (req && READ_ONCE(req->con) == con && rift_clt_req_complete(req, imm->err))
+		return;
 	/*
-	 * The orphan bit is set before a timeout claims the request, so a
-	 * response that finds the request no longer POSTED sees the bit.
+	 * A timeout orphans the chunk in the same step as it claims the
+	 * request (rift_clt_chunk_orphan()): a response that found the
+	 * request claimed finds the orphan here.
 	 */
-	if (atomic_read(&req->state) != RIFT_CLT_REQ_POSTED || req->con != con) {
-		if (con->path->orphans && imm->chunk < con->path->nr_chunks &&
-		    test_and_clear_bit(imm->chunk, con->path->orphans)) {
-			this_cpu_inc(con->path->stats->late_responses);
-			rift_clt_hold_put(sess, req);
-			return;
-		}
-		rift_clt_path_fail(con->path, "response to no outstanding request");
+	req = rift_clt_chunk_unorphan(path, imm->chunk);
+	if (req) {
+		this_cpu_inc(path->stats->late_responses);
+		rift_clt_hold_put(path->sess, req);
 		return;
 	}
-	rift_clt_req_complete(req, imm->err);
+	rift_clt_path_fail(path, "response to no outstanding request");
 }
 
 /*
  * always-invalidate: the server killed the chunk's key when our request
  * landed and names the new one here.  Stored before the request completes,
- * since the permit (and with it the chunk) may be reused right after.
+ * since the chunk may be taken by the next request right after.
  */
 static int rift_clt_rsp_rkey(struct rift_clt_con *con, struct rift_iu *iu,
 			     struct ib_wc *wc, const struct rift_imm *imm)
@@ -137,7 +140,7 @@ static int rift_clt_rsp_rkey(struct rift_clt_con *con, struct rift_iu *iu,
 	u32 rkey;
 
 	if (!path->always_inv || wc->opcode != IB_WC_RECV ||
-	    imm->chunk >= path->nr_chunks)
+	    imm->chunk >= rift_clt_nr_usable(path))
 		return -EPROTO;
 	ib_dma_sync_single_for_cpu(con->c.dev->ib_dev, iu->dma,
 				   min_t(u32, wc->byte_len, iu->size), DMA_FROM_DEVICE);

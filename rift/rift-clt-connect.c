@@ -438,4 +438,6 @@ void rift_clt_path_close_cons(struct rift_clt_path *path)
 	rift_pd_put(&path->pd);
 	/* The server instance that owed them an answer is gone. */
 	rift_clt_path_release_orphans(path);
+	/* Nor may the next instance's server name this one's chunks. */
+	rift_clt_chunks_reset(path, 0);
 }

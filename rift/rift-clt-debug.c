@@ -9,7 +9,8 @@
  *    can watch a server refuse a version it does not speak.
  *  - rift_clt_test_stale_rkey(): write into a chunk with the rkey that
  *    always-invalidate rotated away, as a stale or hostile client would;
- *    the client remembers each chunk's previous rkey for it (old_rkeys).
+ *    the client remembers each chunk's previous rkey for it (old_rkeys)
+ *    and takes the chunk from its path, so no request uses it meanwhile.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -80,15 +81,15 @@ static void rift_clt_probe_done(struct ib_cq *cq, struct ib_wc *wc)
  * rift_clt_test_stale_rkey() - test hook: write into a chunk with its old rkey
  * @sess: session with a connected always-invalidate path
  *
- * On a connected path, takes the permit of a chunk whose rkey has been
- * rotated and RDMA-WRITEs 8 bytes into the chunk under the rkey the
- * rotation replaced, as a stale or hostile client would.  The
- * server's device must refuse it; the refusal breaks the connection, so
- * the path fails and reconnects.  For selftests only.  May sleep.
+ * On a connected path, takes a chunk whose rkey has been rotated (no
+ * request can take it meanwhile) and RDMA-WRITEs 8 bytes into it under
+ * the rkey the rotation replaced, as a stale or hostile client would.
+ * The server's device must refuse it; the refusal breaks the connection,
+ * so the path fails and reconnects.  For selftests only.  May sleep.
  *
  * Return: 0 if the write was refused with a remote access error, -EIO if
  * it was accepted (the old key still worked), -ENOENT if no connected
- * path has a rotated chunk whose permit is free,
+ * path has a rotated chunk that is free,
  * -EOPNOTSUPP if the device cannot send 8 bytes inline, -ECOMM for any
  * other completion status, or the error of posting.
  */
@@ -112,14 +113,13 @@ int rift_clt_test_stale_rkey(struct rift_clt_sess *sess)
 		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED ||
 		    !path->always_inv)
 			continue;
-		for (id = 0; id < path->nr_chunks && id < sess->queue_depth; id++) {
+		for (id = 0; id < rift_clt_nr_usable(path); id++) {
 			if (!path->old_rkeys[id] ||
 			    path->old_rkeys[id] == READ_ONCE(path->chunks[id].rkey))
 				continue;
 			/* Own the chunk, as a request would, so none races us. */
-			if (test_and_set_bit_lock(id, sess->permit_map))
+			if (!rift_clt_chunk_get_id(path, id))
 				continue;
-			atomic_set(&sess->reqs[id].holds, 1);
 			found = path;
 			goto got;
 		}
@@ -158,8 +158,12 @@ out_unlock:
 		pr_info("%s: stale rkey 0x%x on chunk %u: %s\n", sess->name,
 			wr.rkey, id, ib_wc_status_msg(probe.status));
 	}
+	/*
+	 * The probe's WR completed, or the path's teardown flushed it; a
+	 * new instance of the path leaves the chunk taken until here.
+	 */
 	if (found)
-		rift_clt_hold_put(sess, &sess->reqs[id]);
+		rift_clt_chunk_put(found, id);
 	return err;
 }
 EXPORT_SYMBOL_GPL(rift_clt_test_stale_rkey);

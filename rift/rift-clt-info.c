@@ -223,7 +223,6 @@ int rift_clt_path_info(struct rift_clt_path *path)
 	struct ib_device *ib_dev = ctl->c.cm_id->device;
 	struct rift_info req = {}, rsp = {};
 	struct rift_rbuf *chunks;
-	unsigned long *orphans;
 	struct rift_iu *tx;
 	int len, err;
 
@@ -325,17 +324,21 @@ int rift_clt_path_info(struct rift_clt_path *path)
 	pr_debug("%s/%s: %u chunks of %u bytes, hb %u ms x %u\n", sess->name,
 		 path->base.name, rsp.nr_chunks, rsp.chunk_size, rsp.hb_interval_ms,
 		 rsp.hb_missed_max);
-	orphans = bitmap_zalloc(rsp.nr_chunks, GFP_KERNEL);
-	if (!orphans || rift_clt_dbg_chunks_reset(path, rsp.nr_chunks)) {
-		bitmap_free(orphans);
+	if (rift_clt_dbg_chunks_reset(path, rsp.nr_chunks)) {
 		kfree(chunks);
 		err = -ENOMEM;
 		goto out_drain;
 	}
 	/* Emptied when the last instance closed; a new one starts clean. */
 	rift_clt_path_release_orphans(path);
-	bitmap_free(path->orphans);
-	path->orphans = orphans;
+	err = rift_clt_chunks_reset(path, rsp.nr_chunks);
+	if (err) {
+		/* The codec bounds the table by what we asked for. */
+		rift_clt_path_set_error(path, "INFO_RSP announces %u chunks, more than asked",
+					rsp.nr_chunks);
+		kfree(chunks);
+		goto out_drain;
+	}
 	path->always_inv = rsp.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE;
 	path->can_cancel = rsp.feat_accepted & RIFT_FEAT_CANCEL;
 	path->cancel_gen = rsp.feat_accepted & RIFT_FEAT_CANCEL_GEN;
@@ -380,6 +383,8 @@ int rift_clt_path_adopt_limits(struct rift_clt_path *path)
 					path->max_io_size, sess->max_io_size);
 		err = -EINVAL;
 	}
+	if (!err)
+		rift_clt_chunks_set_usable(path, sess->queue_depth);
 	mutex_unlock(&sess->lock);
 	return err;
 }

@@ -253,7 +253,7 @@ static void rift_clt_path_release(struct kobject *kobj)
 	free_percpu(path->stats);
 	kfree(path->chunks);
 	rift_clt_dbg_path_free(path);
-	bitmap_free(path->orphans);
+	rift_clt_chunks_free(path);
 	kfree(path->cons);
 	kfree(path);
 	put_device(&sess->dev);
@@ -312,7 +312,7 @@ struct rift_clt_path *rift_clt_path_create(struct rift_clt_sess *sess,
 	path->cons = kcalloc(path->nr_cons, sizeof(*path->cons), GFP_KERNEL);
 	path->stats = alloc_percpu(struct rift_clt_stats);
 	path->base.stats = path->stats;
-	if (!path->cons || !path->stats) {
+	if (!path->cons || !path->stats || rift_clt_chunks_alloc(path)) {
 		kobject_put(&path->base.kobj);
 		return ERR_PTR(-ENOMEM);
 	}

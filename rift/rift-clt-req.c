@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Rift client: request slots and permits.  A permit is a ULP's claim on
- * one slot (and the server chunk of the same index): taken and given
- * back here, with the slots' allocation.  What a request gives back once
- * it leaves a path (its MR, mappings and counts) and how it ends (the
+ * one slot: taken and given back here, with the slots' allocation.  (The
+ * server chunk a request uses is a chunk of the path it is posted on,
+ * rift-clt-chunk.c's.)  What a request gives back once it leaves a path
+ * (its chunk, MR, mappings and counts) and how it ends (the
  * ULP's done callback, after a read's MR invalidation if it has one) are
  * here too, so that submission, completions, timeouts and failover, which
  * all end requests, call down into this file and never into each other.
@@ -47,9 +48,18 @@ static void rift_clt_req_unmap(struct rift_clt_req *req)
 	req->hdr_dma = 0;
 }
 
-/* Give back what posting on a path took: MR, DMA mappings, counts. */
+/* Give back what posting on a path took: chunk, MR, DMA mappings, counts. */
 void rift_clt_req_release(struct rift_clt_req *req)
 {
+	if (req->chunk != RIFT_CLT_NO_CHUNK) {
+		/*
+		 * A timed-out request's chunk stays with its path's orphans: the
+		 * server may still write it and answer the old request.
+		 */
+		if (!req->orphaned)
+			rift_clt_chunk_put(req->path, req->chunk);
+		req->chunk = RIFT_CLT_NO_CHUNK;
+	}
 	if (req->mr) {
 		ib_mr_pool_put(req->con->c.qp,
 			       &req->con->c.qp->rdma_mrs, req->mr);
@@ -128,6 +138,7 @@ int rift_clt_reqs_init(struct rift_clt_sess *sess)
 
 		rift_clt_permit(sess, i)->id = i;
 		req->permit_id = i;
+		req->chunk = RIFT_CLT_NO_CHUNK;
 		req->sess = sess;
 		INIT_LIST_HEAD(&req->pending);
 		req->inv_cqe.done = rift_clt_inv_done;

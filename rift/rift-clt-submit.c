@@ -46,7 +46,7 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 		.chunk_size = path->chunk_size,
 		.max_io_size = path->max_io_size,
 	};
-	const struct rift_rbuf *chunk = &path->chunks[req->permit_id];
+	const struct rift_rbuf *chunk = &path->chunks[req->chunk];
 	struct ib_rdma_wr *hdr_wr = &req->hdr_wr;
 	struct ib_reg_wr *reg_wr = &req->reg_wr;
 	struct ib_send_wr **link = &req->first_wr;
@@ -65,7 +65,7 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 	req->nr_wr = 1;
 	/* req->hdr starts with the ULP header, the descriptor follows it. */
 	if (req->bounced) {
-		rift_clt_bounce_seg(path, req->permit_id, req->data_len, &seg);
+		rift_clt_bounce_seg(path, req->chunk, req->data_len, &seg);
 		io->nr_segs = 1;
 	} else if (io->dir == RIFT_IO_READ) {
 		req->mr = ib_mr_pool_get(con->c.qp, &con->c.qp->rdma_mrs);
@@ -140,7 +140,7 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 	}
 
 	imm.type = io->dir == RIFT_IO_READ ? RIFT_IMM_READ : RIFT_IMM_WRITE;
-	imm.chunk = req->permit_id;
+	imm.chunk = req->chunk;
 	imm.desc_off = io->desc_off;
 	err = rift_imm_encode(&imm, &imm_data);
 	if (err)
@@ -359,6 +359,15 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 		err = -ENOTCONN;
 		goto out_unlock;
 	}
+	/*
+	 * A chunk of this path instance, whatever the request held on a path
+	 * it lost: that one belonged to an instance that is gone.  With a
+	 * chunk per permit there is always one; a server that grants fewer
+	 * makes the caller retry (the ULP, or the failover work).
+	 */
+	err = rift_clt_chunk_get(path, req);
+	if (err)
+		goto out_unlock;
 	req->path = path;
 	WRITE_ONCE(req->con, rift_clt_pick_con(path, req->permit));
 	req->nents = 0;
@@ -371,20 +380,16 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 					   req->dir == RIFT_READ ? DMA_FROM_DEVICE :
 					   DMA_TO_DEVICE);
 		if (!req->nents) {
+			rift_clt_chunk_put(path, req->chunk);
+			req->chunk = RIFT_CLT_NO_CHUNK;
 			err = -ENOMEM;
 			goto out_unlock;
 		}
 	}
 	io.dir = req->dir == RIFT_READ ? RIFT_IO_READ : RIFT_IO_WRITE;
-	io.chunk = req->permit_id;
+	io.chunk = req->chunk;
 	io.usr_len = req->usr_len;
 	io.data_len = req->data_len;
-	/*
-	 * A new generation per request on the chunk, so that a CANCEL of
-	 * this one cannot cancel the next (CANCEL_GEN).  Released with the
-	 * state: the timeout that sees POSTED sends this request's gen.
-	 */
-	WRITE_ONCE(req->gen, req->gen + 1);
 	io.gen = path->cancel_gen ? req->gen : 0;
 	atomic_inc(&path->base.inflight);
 	atomic_inc(&req->con->inflight);

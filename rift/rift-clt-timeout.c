@@ -3,8 +3,8 @@
  * Rift client: timeouts.  The heartbeat tick scans a path for requests
  * in flight longer than io_timeout_ms (and posts a batch its ULP forgot
  * to commit); each is fenced (and with CANCEL, cancelled) before it fails,
- * and its chunk stays an orphan, its permit held back, until the server's
- * late answer arrives or the path closes.  Called by the heartbeat tick,
+ * and its chunk stays an orphan (rift-clt-chunk.c), its permit held back,
+ * until the server's late answer arrives or the path closes.  Called by the heartbeat tick,
  * the INFO exchange and a path's teardown; calls down into submission,
  * completions (the send CQE) and request slots.
  */
@@ -23,38 +23,31 @@
  * a late RDMA WRITE from the server fails on the wire instead of landing
  * in pages the ULP has reused.  With the CANCEL feature the server is
  * asked first not to send the data at all, which keeps the connection up.
- * The server's chunk is still busy until it answers: the permit is held
- * back (an orphan) until the late response arrives or the path closes.
+ * The server's chunk is still busy until it answers: the chunk stays
+ * taken (an orphan) and the permit held back until the late response
+ * arrives or the path closes.
  * Called with the RCU read lock held and the path connected.
  */
 static void rift_clt_req_timeout(struct rift_clt_path *path,
 				 struct rift_clt_req *req)
 {
-	struct rift_imm imm = {
-		.type	= RIFT_IMM_CANCEL,
-		.chunk	= req->permit_id,
-		/* Names this request, not whichever holds the chunk later. */
-		.gen	= path->cancel_gen ? READ_ONCE(req->gen) : 0,
-	};
+	struct rift_imm imm = { .type = RIFT_IMM_CANCEL };
 	struct ib_send_wr cancel = {}, *first;
 	struct ib_rdma_wr fence = {};
 	struct ib_send_wr inv = {};
 	struct rift_clt_con *con;
 
 	/*
-	 * The chunk cannot be orphaned already: its permit would still be
-	 * held back, so no request could be in flight on it.
+	 * The chunk cannot be orphaned already: an orphan keeps its chunk
+	 * taken, so no request could be in flight on it.  Answered
+	 * meanwhile: nothing to do.
 	 */
-	atomic_inc(&req->holds);
-	set_bit(req->permit_id, path->orphans);
-	/* Full barrier: a response that sees CANCELLING sees the bit. */
-	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
-			   RIFT_CLT_REQ_CANCELLING) != RIFT_CLT_REQ_POSTED) {
-		/* Answered meanwhile, and that response ignored the bit. */
-		if (test_and_clear_bit(req->permit_id, path->orphans))
-			rift_clt_hold_put(req->sess, req);
+	if (!rift_clt_chunk_orphan(path, req))
 		return;
-	}
+	/* Stable until the fence below lets the request end. */
+	imm.chunk = req->chunk;
+	/* Names this request, not whichever holds the chunk later. */
+	imm.gen = path->cancel_gen ? READ_ONCE(req->gen) : 0;
 	con = req->con;
 	this_cpu_inc(path->stats->timeouts);
 	if (req->mr) {
@@ -106,12 +99,12 @@ void rift_clt_path_scan_timeouts(struct rift_clt_path *path)
 			rift_clt_path_commit(path);
 		rcu_read_unlock();
 	}
-	if (!tmo || !reqs || !atomic_read(&path->base.inflight) || !path->orphans)
+	if (!tmo || !reqs || !atomic_read(&path->base.inflight))
 		return;
 	rcu_read_lock();
 	if (rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
 		goto out;
-	for (i = 0; i < sess->queue_depth && i < path->nr_chunks; i++) {
+	for (i = 0; i < sess->queue_depth; i++) {
 		struct rift_clt_req *req = &reqs[i];
 
 		if (atomic_read(&req->state) == RIFT_CLT_REQ_POSTED &&
@@ -126,15 +119,20 @@ out:
 /**
  * rift_clt_path_release_orphans() - the server can no longer answer them
  * @path: path whose connections are all closed
+ *
+ * The chunks go back to the path and the permits of their timed-out
+ * requests to the session.
  */
 void rift_clt_path_release_orphans(struct rift_clt_path *path)
 {
-	struct rift_clt_sess *sess = path->sess;
-	u32 i;
+	struct rift_clt_req *req;
+	unsigned long i;
 
-	if (!path->orphans || !sess->reqs)
+	if (!path->orphans)
 		return;
-	for (i = 0; i < path->nr_chunks && i < sess->queue_depth; i++)
-		if (test_and_clear_bit(i, path->orphans))
-			rift_clt_hold_put(sess, &sess->reqs[i]);
+	for_each_set_bit(i, path->orphans, path->chunks_cap) {
+		req = rift_clt_chunk_unorphan(path, i);
+		if (req)
+			rift_clt_hold_put(path->sess, req);
+	}
 }

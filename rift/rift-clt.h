@@ -204,6 +204,24 @@ struct rift_clt_stats {
  * @reconnect_attempts: failed attempts since the path was last connected
  * @nr_chunks: entries in @chunks
  * @chunks: the server's chunk table as seen on this path
+ * @chunks_cap: entries of @chunk_map, @orphans, @chunk_reqs and
+ *	@chunk_gens: the session's requested queue depth, which bounds
+ *	@nr_chunks of every instance
+ * @nr_usable: chunks of @chunks requests may take: min(@nr_chunks,
+ *	session queue depth), set when the path adopts the session's limits
+ * @chunk_hint: where a permit's preferred chunk starts; see
+ *	rift_clt_chunk_get()
+ * @chunk_lock: orders a timeout's orphaning of a chunk against its late
+ *	response and the path's release of its orphans; the fast paths
+ *	(take, give back, a response's lookup) are lock-free
+ * @chunk_map: chunks in use: by a request on this path, as an orphan, or
+ *	by the stale-rkey probe; a bit is set while @chunk_reqs may be
+ *	written for it
+ * @chunk_reqs: per chunk, the request that holds it (for an orphan, the
+ *	timed-out request whose permit it keeps); NULL when free or held by
+ *	the probe.  A response is mapped to its request through this
+ * @chunk_gens: per chunk, the generation of the last request posted on it
+ *	(CANCEL_GEN); wraps
  * @old_rkeys: per chunk, the rkey the last RSP_RKEY replaced, for the
  *	stale-rkey probe (CONFIG_RIFT_DEBUG only)
  * @always_inv: ALWAYS_INVALIDATE is on for this path instance
@@ -216,7 +234,8 @@ struct rift_clt_stats {
  *	see rift-clt-bounce.c
  * @bounce_bytes: memory of @bounce, for sysfs (0 without)
  * @orphans: chunks of timed-out requests the server has not answered yet;
- *	their permits stay out of the pool until it does or the path closes
+ *	they stay in @chunk_map and their requests' permits stay out of the
+ *	pool until it does or the path closes
  * @chunk_size: bytes per chunk
  * @max_io_size: largest data length the server accepts
  * @stats: per-CPU counters (@base.stats too)
@@ -256,6 +275,13 @@ struct rift_clt_path {
 	u32				reconnect_attempts;
 	u32				nr_chunks;
 	struct rift_rbuf		*chunks;
+	u32				chunks_cap;
+	u32				nr_usable;
+	u32				chunk_hint;
+	spinlock_t			chunk_lock;	/* see above */
+	unsigned long			*chunk_map;
+	struct rift_clt_req		**chunk_reqs;
+	u16				*chunk_gens;
 #ifdef CONFIG_RIFT_DEBUG
 	u32				*old_rkeys;
 #endif
@@ -324,9 +350,17 @@ enum rift_clt_mp_policy {
 	RIFT_CLT_MP_NR,
 };
 
+/* rift_clt_req.chunk of a request that holds no chunk. */
+#define RIFT_CLT_NO_CHUNK	U32_MAX
+
 /**
  * struct rift_clt_req - one in-flight request, one per permit
- * @permit_id: the permit (and server chunk) it uses
+ * @permit_id: the permit it uses
+ * @chunk: the chunk of @path it holds while posted there, or
+ *	%RIFT_CLT_NO_CHUNK; taken by rift_clt_req_post(), given back by
+ *	rift_clt_req_release() unless the request timed out (@orphaned)
+ * @orphaned: it timed out on @path, and @chunk went to the path's
+ *	orphans, which give it back once the server answered
  * @sess: owning session
  * @permit: the ULP's permit (its CPU picks the connection)
  * @usr_len: bytes of ULP header at the start of @hdr
@@ -360,13 +394,15 @@ enum rift_clt_mp_policy {
  * @bounced: a read answered into its path's staging page for the permit
  * @inv_cqe: completion of the MR's local invalidation
  * @result: errno the server answered with
- * @gen: generation of the last request posted on the permit's chunk
- *	(CANCEL_GEN); wraps
+ * @gen: generation of this request on its chunk (CANCEL_GEN), which its
+ *	CANCEL names
  * @state: enum rift_clt_req_state; every completion path claims the
  *	request with a cmpxchg, so it completes exactly once
  */
 struct rift_clt_req {
 	u32				permit_id;
+	u32				chunk;
+	bool				orphaned;
 	struct rift_clt_sess		*sess;
 	struct rift_permit		*permit;
 	u32				usr_len;
@@ -404,7 +440,8 @@ struct rift_clt_req {
 
 /**
  * struct rift_permit - what a ULP holds while it owns a request slot
- * @id: permit index == server chunk id
+ * @id: permit index, the session's request slot; not a chunk id (the
+ *	request takes a chunk of the path it is posted on)
  * @cpu: CPU the permit was taken on
  * @poll: 0, or 1 + the poll connection its request goes on
  *	(rift_permit_set_poll())
@@ -562,6 +599,28 @@ bool rift_clt_bounce_usable(struct rift_clt_path *path, struct rift_clt_req *req
 void rift_clt_bounce_seg(struct rift_clt_path *path, u32 id, u32 len,
 			 struct rift_rbuf *seg);
 void rift_clt_bounce_copy(struct rift_clt_req *req);
+
+/*
+ * Chunks of @path requests may use and responses may name; 0 while the
+ * path has no instance ready.
+ */
+static inline u32 rift_clt_nr_usable(struct rift_clt_path *path)
+{
+	/* Pairs with rift_clt_chunks_set_usable(): the table comes first. */
+	return smp_load_acquire(&path->nr_usable);
+}
+
+/* rift-clt-chunk.c */
+int rift_clt_chunks_alloc(struct rift_clt_path *path);
+int rift_clt_chunks_reset(struct rift_clt_path *path, u32 nr_chunks);
+void rift_clt_chunks_free(struct rift_clt_path *path);
+void rift_clt_chunks_set_usable(struct rift_clt_path *path, u32 queue_depth);
+int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req);
+bool rift_clt_chunk_get_id(struct rift_clt_path *path, u32 id);
+void rift_clt_chunk_put(struct rift_clt_path *path, u32 id);
+struct rift_clt_req *rift_clt_chunk_req(struct rift_clt_path *path, u32 id);
+bool rift_clt_chunk_orphan(struct rift_clt_path *path, struct rift_clt_req *req);
+struct rift_clt_req *rift_clt_chunk_unorphan(struct rift_clt_path *path, u32 id);
 
 /* rift-clt-state.c */
 const char *rift_clt_path_state_str(enum rift_clt_path_state s);
