@@ -7,6 +7,9 @@
 #                      and the riftctl tool (tools/riftctl, user space)
 #   make check         every test: unit, fuzz, W=1, sparse, checkpatch,
 #                      kernel-doc, then the VM selftests
+#   make check-long    the long variants make check leaves out (100
+#                      riftblk map/unmap cycles, 50 RDMA device removals;
+#                      RIFT_LONG=1), T= for others
 #   make check-debug   every VM selftest on the sanitizer kernel (KASAN,
 #                      KFENCE, UBSAN, lockdep, kmemleak; tools/debug-kernel.sh
 #                      builds it once, about an hour)
@@ -58,7 +61,7 @@ RIFT_CONFIG = CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules riftctl deps check check-debug check-612 check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules soak help
+.PHONY: all modules riftctl deps check check-long check-debug check-612 check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules soak help
 
 all: modules riftctl
 
@@ -83,6 +86,11 @@ deps:
 
 check:
 	$(CURDIR)/tools/check.sh
+
+# Tests whose loops RIFT_LONG=1 lengthens; T= runs others the same way.
+LONG_TESTS ?= riftblk_cycles device_removal
+check-long:
+	RIFT_LONG=1 $(CURDIR)/tools/vm/run-selftests.sh $(or $(T),$(LONG_TESTS))
 
 check-debug:
 	$(CURDIR)/tools/check-debug.sh
