@@ -50,8 +50,15 @@ p0=$!
 taskset -c 1 bash -c "echo random $((32 << 20)) 100000 32 2 > $RIFT_TEST_DBG/$S/io" \
 	2> "$RIFT_OUT/teardown.cpu1" &
 p1=$!
-sleep 4
-inflight=$(($(rift_clt_stat $S $RIFT_P0 inflight) + $(rift_clt_stat $S $RIFT_P1 inflight)))
+# Until the runs have requests in flight: a fixed 4 s pause was too short
+# on the sanitizer kernel (check-debug saw none in flight after it).
+inflight_now()
+{
+	echo $(($(rift_clt_stat $S $RIFT_P0 inflight) + $(rift_clt_stat $S $RIFT_P1 inflight)))
+}
+rift_wait_until "$(rift_scaled 30)" eval '[ "$(inflight_now)" -gt 0 ]'
+sleep 1
+inflight=$(inflight_now)
 ktap_info "requests in flight before close: $inflight"
 ktap_check "runs on both CPUs with requests in flight" \
 	eval "kill -0 $p0 && kill -0 $p1 && [ $inflight -gt 0 ]"
@@ -61,9 +68,9 @@ ms=$(($(rift_now_ms) - t0))
 ktap_info "close took $ms ms"
 ktap_check "close did not wait for the runs to finish" \
 	eval "[ $ms -lt 30000 ]"
-rift_wait_pid 30 $p0
+rift_wait_pid "$(rift_scaled 30)" $p0
 rc0=$?
-rift_wait_pid 30 $p1
+rift_wait_pid "$(rift_scaled 30)" $p1
 rc1=$?
 ktap_info "runs: rc $rc0 '$(cat "$RIFT_OUT/teardown.cpu0")', rc $rc1 '$(cat "$RIFT_OUT/teardown.cpu1")'"
 ktap_check "both runs returned ECONNRESET" \
