@@ -54,7 +54,7 @@ ktap_check "a kernel client maps $VNB rw: $vdev, dev_id $vid" \
 # rift-inject's hold busy-waits with preemption off, freezing a CPU for
 # 1.5 s: the victim's IO queued behind it (rxe's tasklets, its CQ work)
 # makes no progress meanwhile, which the default stall_timeout_ms (1000)
-# rightly calls a wedged connection (CI stop 26 saw the victim's path
+# rightly calls a wedged connection (CI stop 25 saw the victim's path
 # fail and come back remapped).  The races are about the peer's handles,
 # so the victim's stall detector waits longer than the freeze, and its
 # path must then never fail.
