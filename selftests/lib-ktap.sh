@@ -14,6 +14,17 @@ __ktap_pass=0
 __ktap_fail=0
 __ktap_skip=0
 
+# RIFT_KTAP_TIMES (set by the VM harness): a file that gets one line per
+# test point, "MS N", the milliseconds since the test started: where a
+# test spends its time, for keeping `make check` within its budget.
+__ktap_t0=$(($(date +%s%N) / 1000000))
+
+__ktap_time()
+{
+	[ -z "${RIFT_KTAP_TIMES:-}" ] ||
+		echo "$(($(date +%s%N) / 1000000 - __ktap_t0)) $__ktap_n" >> "$RIFT_KTAP_TIMES"
+}
+
 ktap_header()
 {
 	echo "KTAP version 1"
@@ -29,6 +40,7 @@ ktap_pass()
 	__ktap_n=$((__ktap_n + 1))
 	__ktap_pass=$((__ktap_pass + 1))
 	echo "ok $__ktap_n $*"
+	__ktap_time
 }
 
 ktap_fail()
@@ -36,6 +48,7 @@ ktap_fail()
 	__ktap_n=$((__ktap_n + 1))
 	__ktap_fail=$((__ktap_fail + 1))
 	echo "not ok $__ktap_n $*"
+	__ktap_time
 }
 
 # ktap_skip DESC REASON
@@ -44,6 +57,7 @@ ktap_skip()
 	__ktap_n=$((__ktap_n + 1))
 	__ktap_skip=$((__ktap_skip + 1))
 	echo "ok $__ktap_n $1 # SKIP $2"
+	__ktap_time
 }
 
 ktap_info()

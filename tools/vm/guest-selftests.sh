@@ -223,7 +223,7 @@ for t in "$@"; do
 	memmin=
 	mem0=$(mem_counters)
 
-	(cd "$top/selftests" && exec setsid bash "./$t.sh" "$role") \
+	(cd "$top/selftests" && RIFT_KTAP_TIMES=$res/$key.times exec setsid bash "./$t.sh" "$role") \
 		> "$res/$key.log" 2>&1 < /dev/null &
 	pid=$!
 	deadline=$((SECONDS + tmo))
