@@ -26,7 +26,7 @@
 #  4. every device deleted with the session open, then rdma_rxe unloaded:
 #     IO fails after io_timeout_ms instead of hanging; with rdma_rxe and
 #     the devices back, both paths reconnect and verified IO passes;
-#  5. case 1 repeated RIFT_DEVRM_LOOPS times (default 10; 50 with
+#  5. case 1 repeated RIFT_DEVRM_LOOPS times (default 6; 50 with
 #     RIFT_LONG=1, make check-long), alternating
 #     links, under verified fio: no error, and afterwards Rift holds no
 #     more slab objects, QPs, PDs or MRs than before the loop.
@@ -41,7 +41,7 @@ NB=riftnb0
 OUT=$RIFT_OUT/device_removal
 CS=$RIFT_CLT_SYSFS/$S
 P=/sys/module/rift_client/parameters
-if [ "${RIFT_LONG:-0}" = 1 ]; then LOOPS=${RIFT_DEVRM_LOOPS:-50}; else LOOPS=${RIFT_DEVRM_LOOPS:-10}; fi
+if [ "${RIFT_LONG:-0}" = 1 ]; then LOOPS=${RIFT_DEVRM_LOOPS:-50}; else LOOPS=${RIFT_DEVRM_LOOPS:-6}; fi
 # A device's removal waits for the teardown of the paths on it only.
 # That teardown frees a path's pages and MRs, which the sanitizer kernel
 # makes several times slower (check-debug saw deletions of 6.5-15.9 s),
