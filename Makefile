@@ -7,8 +7,10 @@
 #                      and the riftctl tool (tools/riftctl, user space)
 #   make check         every test: unit, fuzz, W=1, sparse, checkpatch,
 #                      kernel-doc, then the VM selftests
-#   make check-long    the long variants make check leaves out (100
-#                      riftblk map/unmap cycles, 50 RDMA device removals;
+#   make check-long    the long variants of the tests make check runs
+#                      shorter (100 riftblk map/unmap cycles, 50 RDMA
+#                      device removals, 200 session cycles, 20000 stress
+#                      requests, a 150 s flood, 50 export cycles;
 #                      RIFT_LONG=1), T= for others
 #   make check-debug   every VM selftest on the sanitizer kernel (KASAN,
 #                      KFENCE, UBSAN, lockdep, kmemleak; tools/debug-kernel.sh
@@ -88,7 +90,7 @@ check:
 	$(CURDIR)/tools/check.sh
 
 # Tests whose loops RIFT_LONG=1 lengthens; T= runs others the same way.
-LONG_TESTS ?= riftblk_cycles device_removal
+LONG_TESTS ?= riftblk_cycles device_removal transport_cycles transport_stress flood riftblk_exports
 check-long:
 	RIFT_LONG=1 $(CURDIR)/tools/vm/run-selftests.sh $(or $(T),$(LONG_TESTS))
 

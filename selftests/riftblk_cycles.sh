@@ -3,7 +3,7 @@
 # rift-topology: single
 # rift-timeout: 900
 #
-# Map / verified IO / unmap cycles leak nothing: 25 in make check, 100
+# Map / verified IO / unmap cycles leak nothing: 12 in make check, 100
 # with RIFT_LONG=1 (make check-long).  Each cycle opens
 # and closes the session too (its only device goes), so the whole stack
 # is exercised:
@@ -19,7 +19,7 @@ cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
 NB=riftnb4
-if [ "${RIFT_LONG:-0}" = 1 ]; then CYCLES=100; else CYCLES=25; fi
+if [ "${RIFT_LONG:-0}" = 1 ]; then CYCLES=100; else CYCLES=12; fi
 WARMUP=5
 LEAK_MAX=$CYCLES
 W=/tmp/riftblk_cycles
