@@ -58,7 +58,7 @@ ppid=$!
 		# the server's.
 		rss=$(awk '/^VmRSS/ { print $2 }' /proc/$(pgrep -x rift-peer | head -n 1)/status 2>/dev/null)
 		echo "$(cat $PB) $(cat $NS) $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) ${rss:-0}"
-		sleep 0.5
+		rift_nap 0.5
 	done
 ) > "$out/samples" &
 spid=$!

@@ -115,7 +115,7 @@ reasons_start()
 			# Every state the bad path went through, for the diagnosis.
 			[ "$st" != "$pst" ] && echo "$(date +%s.%N | cut -c1-14) $st: $r" >> "$OUT/states"
 			pst=$st
-			sleep 0.1
+			rift_nap 0.1
 		done
 	) &
 	sampler_pid=$!
