@@ -17,7 +17,7 @@ rift_require_root
 
 S=td
 ktap_header
-ktap_plan 25
+ktap_plan 26
 
 # rdma resources of the rxe devices: what a leak of QPs, MRs, PDs or
 # cm_ids would change.  Not CQs: Rift takes them from the device's CQ
@@ -53,6 +53,11 @@ ktap_check "two-path session connected" \
 # close, not about sampling.
 HOLD=/sys/module/rift_test_srv/parameters
 HOLD_S=$(rift_scaled 15)
+late_answers()
+{
+	dmesg | grep -c 'rift_test_srv: answering a request .* late, as asked'
+}
+late0=$(late_answers)
 echo 0 > $HOLD/delay_offset
 echo $((HOLD_S * 1000)) > $HOLD/delay_next_ms
 # Each run alone would take ~8 minutes under TCG.
@@ -68,7 +73,9 @@ inflight_now()
 {
 	echo $(($(rift_clt_stat $S $RIFT_P0 inflight) + $(rift_clt_stat $S $RIFT_P1 inflight)))
 }
-rift_wait_until "$(rift_scaled 30)" eval '[ "$(inflight_now)" -gt 0 ]'
+# delay_next_ms reads 0 once the server holds the request.
+rift_wait_until "$(rift_scaled 30)" \
+	eval '[ "$(cat $HOLD/delay_next_ms)" = 0 ] && [ "$(inflight_now)" -gt 0 ]'
 sleep 1
 inflight=$(inflight_now)
 ktap_info "requests in flight before close: $inflight"
@@ -102,9 +109,16 @@ ktap_check "no request completed twice or out of turn" \
 	test "$(rift_test_bad_completions)" = 0
 ktap_check "the session is gone from debugfs and the client" \
 	eval "[ ! -e $RIFT_TEST_DBG/$S ] && [ ! -e $RIFT_CLT_SYSFS/$S ]"
-# The server's session waits for the held request's answer.
+# The server's session leaves sysfs at once (its name may be reused)
+# and ends once the ULP answered what it holds.
 ktap_check "and from the server" \
-	rift_wait_until $((HOLD_S + 10)) eval "[ ! -e $RIFT_SRV_SYSFS/$S ]"
+	rift_wait_until 10 eval "[ ! -e $RIFT_SRV_SYSFS/$S ]"
+# rift-test-srv's store is shared by every session: the held write lands
+# in it when answered, after the close.  The points below write and
+# verify that range, so they wait for it (CI stop 26 failed point 17's
+# verify when they came first: the late write landed over u1's data).
+ktap_check "the held request was answered after the close" \
+	rift_wait_until $((HOLD_S + 10)) eval '[ "$(late_answers)" -gt "$late0" ]'
 ktap_check "every RDMA resource given back" \
 	rift_wait_until 10 eval "[ \"\$(rdma_res)\" = '$res0' ]"
 ktap_info "rdma resources: $(rdma_res)"
