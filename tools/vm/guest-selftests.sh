@@ -261,6 +261,10 @@ for t in "$@"; do
 	echo "rift-selftest: end $key rc=$rc" > /dev/kmsg
 	mem_report "$key" "$mem0"
 	ktap_judge "$t" "$key"
+	# The log as it is now, before the scans: on the sanitizer kernel they
+	# take minutes, and a VM killed during them (the harness's deadline)
+	# would leave no log of the test at all (session 16 lost one so).
+	dmesg > "$res/$key.dmesg"
 	leaks=$(kmemleak_check "$key")
 	pleak=$(pages_check "$key")
 	[ -z "$pleak" ] || leaks=$(printf '%s\n%s' "$leaks" "$pleak" | sed '/^$/d')
