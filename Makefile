@@ -67,8 +67,10 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
 all: modules riftctl
 
+# '+': the kernel's make gets the jobserver of a parallel build (make -j);
+# a recipe that names $(MAKE) only through KMAKE is not seen as one.
 modules: kdir
-	$(KMAKE) modules
+	+$(KMAKE) modules
 
 riftctl:
 	$(MAKE) -C tools/riftctl
