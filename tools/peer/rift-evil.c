@@ -41,9 +41,9 @@
  *                   connection under a control connection that is fine;
  *                   "mute_io: silent from S.US" gives the moment on
  *                   CLOCK_MONOTONIC
- *   mute_always     mute_io on every bad path instance, not once: the
- *                   client's requests go from instance to instance and
- *                   none is ever answered
+ *   mute_always     mute_io on every path instance, over either address,
+ *                   not once: the client's requests go from path to path
+ *                   and none is ever answered
  *
  * With -B it serves riftblk instead: its RAM store is one device (any
  * OPEN path maps it read-write, 512-byte blocks, discard and write
@@ -62,7 +62,8 @@
  *                   discard granularity 3000 and twice the size
  *
  * The info_* and con_rsp_differs cases hit every attempt of a bad path
- * (it never comes up), mute_always every instance once it has a request;
+ * (it never comes up), mute_always every instance of any path once it
+ * has a request;
  * the others fire once, on the first bad path
  * instance that gets a request (hb_flood, rnr and silent: that finishes
  * its INFO exchange; mute_io: on an IO connection), after which the path
@@ -195,12 +196,19 @@ static bool blk_case(void)
 	return the_case >= C_RB_LBS && the_case <= C_RB_INFO_DGRAN;
 }
 
-/* The once-only case fires on @p now, if it is a bad path and not yet. */
+/*
+ * Case @c fires on @p now: a once-only case if @p is a bad path and it has
+ * not fired yet, mute_always on every path instance.
+ */
 static bool fire(struct epath *p, enum evil_case c)
 {
-	if (the_case != c || !p->bad || (fired_once && c != C_MUTE_ALWAYS))
+	if (the_case != c)
 		return false;
-	fired_once = true;
+	if (c != C_MUTE_ALWAYS) {
+		if (!p->bad || fired_once)
+			return false;
+		fired_once = true;
+	}
 	p->fired = true;
 	say(p, "fired %s", case_names[c]);
 	return true;
