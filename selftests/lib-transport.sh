@@ -132,7 +132,9 @@ rift_evil_start()
 	shift
 	"$RIFT_TREE/tools/peer/rift-evil" -g 198.18.0.1 -b 198.18.1.1 "$@" > "$log" 2>&1 &
 	RIFT_EVIL_PID=$!
-	rift_wait_until 10 grep -q '^listening' "$log"
+	# A user-space program started on a slow kernel (the sanitizer one)
+	# may take longer than 10 s to bind its listeners.
+	rift_wait_until "$(rift_scaled 10)" grep -q '^listening' "$log"
 }
 
 rift_evil_stop()
