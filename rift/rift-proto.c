@@ -892,3 +892,159 @@ int rift_proto_rkey_decode(const void *buf, size_t len, u16 chunk, u32 *rkey)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rift_proto_rkey_decode);
+
+/**
+ * rift_proto_credit_floor() - chunks a path instance always keeps
+ * @queue_depth: the path's chunk id space
+ *
+ * A revoke never takes a path below this, so that every path can still
+ * make progress with its initial grant.
+ *
+ * Return: min(%RIFT_CREDIT_FLOOR, @queue_depth).
+ */
+u16 rift_proto_credit_floor(u16 queue_depth)
+{
+	return queue_depth < RIFT_CREDIT_FLOOR ? queue_depth : RIFT_CREDIT_FLOOR;
+}
+EXPORT_SYMBOL_GPL(rift_proto_credit_floor);
+
+/**
+ * rift_proto_credit_want_ok() - validate a CREDIT_REQ's argument
+ * @want: chunks the client wants to hold in total
+ * @queue_depth: the path's chunk id space
+ *
+ * Return: whether @want is within 1..@queue_depth.
+ */
+bool rift_proto_credit_want_ok(u16 want, u16 queue_depth)
+{
+	return want >= 1 && want <= queue_depth;
+}
+EXPORT_SYMBOL_GPL(rift_proto_credit_want_ok);
+
+/*
+ * The rules both directions share, so that a server cannot send what its
+ * clients would refuse: at most three grants of distinct chunks inside the
+ * id space; known flags; MORE only within an answer; a revoke grants
+ * nothing, answers nothing and asks back at least one chunk without going
+ * below the floor; @granted covers what this message grants and stays
+ * within floor..queue depth; a message that neither answers, revokes nor
+ * grants says nothing and is refused.
+ */
+static bool rift_credit_valid(const struct rift_credit *c, u16 queue_depth)
+{
+	u16 floor = rift_proto_credit_floor(queue_depth);
+	unsigned int i, j;
+
+	if (!queue_depth || queue_depth > RIFT_MAX_QUEUE_DEPTH)
+		return false;
+	if (c->nr_grant > RIFT_CREDIT_MAX_GRANTS || c->flags & ~RIFT_CREDIT_F_KNOWN)
+		return false;
+	if ((c->flags & RIFT_CREDIT_F_MORE) && !(c->flags & RIFT_CREDIT_F_ANSWER))
+		return false;
+	if (c->granted < floor || c->granted > queue_depth || c->granted < c->nr_grant)
+		return false;
+	if (c->flags & RIFT_CREDIT_F_REVOKE) {
+		if (c->flags != RIFT_CREDIT_F_REVOKE || c->nr_grant)
+			return false;
+		if (c->keep < floor || c->keep >= c->granted)
+			return false;
+	} else {
+		if (c->keep)
+			return false;
+		if (!c->flags && !c->nr_grant)
+			return false;
+	}
+	for (i = 0; i < c->nr_grant; i++) {
+		if (c->grant[i].chunk >= queue_depth)
+			return false;
+		for (j = 0; j < i; j++)
+			if (c->grant[j].chunk == c->grant[i].chunk)
+				return false;
+	}
+	return true;
+}
+
+/**
+ * rift_proto_credit_encode() - build the payload of a CREDIT SEND
+ * @c: message contents
+ * @queue_depth: the path's chunk id space
+ * @buf: destination
+ * @cap: bytes available at @buf
+ *
+ * Return: bytes written, -EMSGSIZE if @cap is too small, -EINVAL if @c
+ * breaks a rule rift_proto_credit_decode() enforces.
+ */
+int rift_proto_credit_encode(const struct rift_credit *c, u16 queue_depth,
+			     void *buf, size_t cap)
+{
+	struct rift_wire_credit_grant g;
+	struct rift_wire_credit w;
+	size_t len;
+	unsigned int i;
+
+	if (!rift_credit_valid(c, queue_depth))
+		return -EINVAL;
+	len = sizeof(w) + c->nr_grant * sizeof(g);
+	if (cap < len)
+		return -EMSGSIZE;
+	memset(&w, 0, sizeof(w));
+	w.nr_grant = c->nr_grant;
+	w.flags = c->flags;
+	w.keep = cpu_to_le16(c->keep);
+	w.granted = cpu_to_le16(c->granted);
+	memcpy(buf, &w, sizeof(w));
+	for (i = 0; i < c->nr_grant; i++) {
+		memset(&g, 0, sizeof(g));
+		g.addr = cpu_to_le64(c->grant[i].addr);
+		g.rkey = cpu_to_le32(c->grant[i].rkey);
+		g.chunk = cpu_to_le16(c->grant[i].chunk);
+		memcpy((u8 *)buf + sizeof(w) + i * sizeof(g), &g, sizeof(g));
+	}
+	return len;
+}
+EXPORT_SYMBOL_GPL(rift_proto_credit_encode);
+
+/**
+ * rift_proto_credit_decode() - decode and validate a CREDIT payload
+ * @buf: received payload
+ * @len: byte_len from the work completion
+ * @queue_depth: the path's chunk id space
+ * @c: decoded contents; zeroed on failure
+ *
+ * Bytes beyond the grants are ignored, as with every SEND payload, so that
+ * a later version may append fields.
+ *
+ * Return: 0, or -EBADMSG for a payload shorter than its grants or one that
+ * breaks a rule (see rift_credit_valid()).
+ */
+int rift_proto_credit_decode(const void *buf, size_t len, u16 queue_depth,
+			     struct rift_credit *c)
+{
+	struct rift_wire_credit_grant g;
+	struct rift_wire_credit w;
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	if (!buf || len < sizeof(w))
+		return -EBADMSG;
+	memcpy(&w, buf, sizeof(w));
+	if (w.nr_grant > RIFT_CREDIT_MAX_GRANTS ||
+	    len < sizeof(w) + w.nr_grant * sizeof(g))
+		return -EBADMSG;
+	c->nr_grant = w.nr_grant;
+	c->flags = w.flags;
+	c->keep = le16_to_cpu(w.keep);
+	c->granted = le16_to_cpu(w.granted);
+	for (i = 0; i < w.nr_grant; i++) {
+		memcpy(&g, (const u8 *)buf + sizeof(w) + i * sizeof(g), sizeof(g));
+		c->grant[i].addr = le64_to_cpu(g.addr);
+		c->grant[i].rkey = le32_to_cpu(g.rkey);
+		c->grant[i].chunk = le16_to_cpu(g.chunk);
+	}
+	if (!rift_credit_valid(c, queue_depth)) {
+		memset(c, 0, sizeof(*c));
+		return -EBADMSG;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_credit_decode);

@@ -459,6 +459,65 @@ struct rift_wire_rkey_msg {
 
 static_assert(sizeof(struct rift_wire_rkey_msg) == 16);
 
+/*
+ * Credits (%RIFT_FEAT_CREDITS, Documentation/design/memory-credits.rst):
+ * a CREDIT message grants at most three chunks so that it fits the 64-byte
+ * receive buffer every connection posts; one answer spans at most four
+ * messages.  A client may always keep RIFT_CREDIT_FLOOR chunks (or
+ * queue_depth if smaller), so that a revoked path still makes progress.
+ */
+#define RIFT_CREDIT_MAX_GRANTS		3
+#define RIFT_CREDIT_MAX_MSGS		4
+#define RIFT_CREDIT_FLOOR		2
+
+#define RIFT_CREDIT_F_ANSWER		BIT(0)
+#define RIFT_CREDIT_F_MORE		BIT(1)
+#define RIFT_CREDIT_F_REVOKE		BIT(2)
+#define RIFT_CREDIT_F_KNOWN		(RIFT_CREDIT_F_ANSWER | RIFT_CREDIT_F_MORE | \
+					 RIFT_CREDIT_F_REVOKE)
+
+/**
+ * struct rift_wire_credit_grant - one chunk granted by a CREDIT message
+ * @addr: RDMA address of the chunk (its length is the path's chunk size)
+ * @rkey: the chunk's current rkey
+ * @chunk: chunk id, below the path's queue depth
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_credit_grant {
+	__le64	addr;
+	__le32	rkey;
+	__le16	chunk;
+	u8	reserved[2];
+};
+
+static_assert(sizeof(struct rift_wire_credit_grant) == 16);
+
+/**
+ * struct rift_wire_credit - payload of a CREDIT SEND, followed by
+ *	@nr_grant entries of struct rift_wire_credit_grant
+ * @nr_grant: grant entries that follow (0..%RIFT_CREDIT_MAX_GRANTS)
+ * @flags: RIFT_CREDIT_F_*; unknown bits are refused
+ * @keep: with %RIFT_CREDIT_F_REVOKE, chunks the client may keep; else 0
+ * @granted: chunks granted to the path instance after this message
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_credit {
+	u8	nr_grant;
+	u8	flags;
+	__le16	keep;
+	__le16	granted;
+	u8	reserved[10];
+};
+
+static_assert(sizeof(struct rift_wire_credit) == 16);
+static_assert(sizeof(struct rift_wire_credit) +
+	      RIFT_CREDIT_MAX_GRANTS * sizeof(struct rift_wire_credit_grant) <= 64);
+
+/* Longest CREDIT payload. */
+#define RIFT_CREDIT_MAX_LEN \
+	(sizeof(struct rift_wire_credit) + \
+	 RIFT_CREDIT_MAX_GRANTS * sizeof(struct rift_wire_credit_grant))
+
 /* ------------------------------------------------------------------ */
 /* Host-order views filled or consumed by the codec.                   */
 /* ------------------------------------------------------------------ */
@@ -597,6 +656,34 @@ struct rift_io_req {
 };
 
 /**
+ * struct rift_credit_grant - a granted chunk in host order
+ * @addr: RDMA address
+ * @rkey: remote key
+ * @chunk: chunk id
+ */
+struct rift_credit_grant {
+	u64	addr;
+	u32	rkey;
+	u16	chunk;
+};
+
+/**
+ * struct rift_credit - CREDIT contents in host order
+ * @nr_grant: valid entries of @grant
+ * @flags: RIFT_CREDIT_F_*
+ * @keep: chunks the client may keep (%RIFT_CREDIT_F_REVOKE), else 0
+ * @granted: chunks granted to the path instance after this message
+ * @grant: the chunks this message grants
+ */
+struct rift_credit {
+	u8				nr_grant;
+	u8				flags;
+	u16				keep;
+	u16				granted;
+	struct rift_credit_grant	grant[RIFT_CREDIT_MAX_GRANTS];
+};
+
+/**
  * struct rift_info - INFO_REQ or INFO_RSP contents in host order
  * @type: enum rift_info_type
  * @version: version from the header
@@ -685,6 +772,12 @@ int rift_proto_io_desc_decode(const struct rift_io_limits *lim, const struct rif
 			      struct rift_rbuf *segs, u32 segs_cap);
 int rift_proto_rkey_encode(u16 chunk, u32 rkey, void *buf, size_t cap);
 int rift_proto_rkey_decode(const void *buf, size_t len, u16 chunk, u32 *rkey);
+u16 rift_proto_credit_floor(u16 queue_depth);
+bool rift_proto_credit_want_ok(u16 want, u16 queue_depth);
+int rift_proto_credit_encode(const struct rift_credit *c, u16 queue_depth,
+			     void *buf, size_t cap);
+int rift_proto_credit_decode(const void *buf, size_t len, u16 queue_depth,
+			     struct rift_credit *c);
 
 /**
  * enum rift_auth_role - whose proof a transcript is for

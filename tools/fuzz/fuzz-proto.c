@@ -289,6 +289,41 @@ static void fuzz_rkey(const u8 *data, size_t size)
 	FUZZ_ASSERT(rd16(data + 2 + 4) == chunk);
 }
 
+static void fuzz_credit(const u8 *data, size_t size)
+{
+	struct rift_credit c, c2;
+	u16 qd, floor;
+	unsigned int i, j;
+	int len;
+
+	if (size < FUZZ_CREDIT_PARAMS)
+		return;
+	qd = rd16(data);
+	if (rift_proto_credit_decode(data + 2, size - 2, qd, &c))
+		return;
+	floor = rift_proto_credit_floor(qd);
+	FUZZ_ASSERT(qd && qd <= RIFT_MAX_QUEUE_DEPTH);
+	FUZZ_ASSERT(c.nr_grant <= RIFT_CREDIT_MAX_GRANTS);
+	FUZZ_ASSERT(size - 2 >= sizeof(struct rift_wire_credit) +
+		    c.nr_grant * sizeof(struct rift_wire_credit_grant));
+	FUZZ_ASSERT(!(c.flags & ~RIFT_CREDIT_F_KNOWN));
+	FUZZ_ASSERT(c.granted >= floor && c.granted <= qd && c.granted >= c.nr_grant);
+	if (c.flags & RIFT_CREDIT_F_REVOKE)
+		FUZZ_ASSERT(!c.nr_grant && c.keep >= floor && c.keep < c.granted);
+	else
+		FUZZ_ASSERT(!c.keep && (c.flags || c.nr_grant));
+	for (i = 0; i < c.nr_grant; i++) {
+		FUZZ_ASSERT(c.grant[i].chunk < qd);
+		for (j = 0; j < i; j++)
+			FUZZ_ASSERT(c.grant[j].chunk != c.grant[i].chunk);
+	}
+	len = rift_proto_credit_encode(&c, qd, out, RIFT_CREDIT_MAX_LEN);
+	FUZZ_ASSERT(len == (int)(sizeof(struct rift_wire_credit) +
+				 c.nr_grant * sizeof(struct rift_wire_credit_grant)));
+	FUZZ_ASSERT(!rift_proto_credit_decode(out, len, qd, &c2));
+	FUZZ_ASSERT(!memcmp(&c, &c2, sizeof(c)));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -317,6 +352,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FUZZ_RKEY:
 		fuzz_rkey(data + 1, size - 1);
+		break;
+	case FUZZ_CREDIT:
+		fuzz_credit(data + 1, size - 1);
 		break;
 	}
 	return 0;

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CREDIT messages (Documentation/design/memory-credits.rst): round trips,
+ * and every rule a hostile server could break: grant counts, the id space,
+ * duplicates, flag combinations, the floor a revoke may not cross, short
+ * payloads.
+ */
+#include "unit.h"
+
+#define QD	128
+
+/* Raw writers, independent of the encoder under test. */
+static void mk_hdr(u8 *p, u8 nr_grant, u8 flags, u16 keep, u16 granted)
+{
+	memset(p, 0, 16);
+	put8(p, nr_grant);
+	put8(p + 1, flags);
+	put16(p + 2, keep);
+	put16(p + 4, granted);
+}
+
+static void mk_grant(u8 *p, u64 addr, u32 rkey, u16 chunk)
+{
+	memset(p, 0, 16);
+	put64(p, addr);
+	put32(p + 8, rkey);
+	put16(p + 12, chunk);
+}
+
+static void test_credit_floor(void)
+{
+	CHECK_EQ(rift_proto_credit_floor(1), 1);
+	CHECK_EQ(rift_proto_credit_floor(2), 2);
+	CHECK_EQ(rift_proto_credit_floor(QD), 2);
+	CHECK(!rift_proto_credit_want_ok(0, QD));
+	CHECK(rift_proto_credit_want_ok(1, QD));
+	CHECK(rift_proto_credit_want_ok(QD, QD));
+	CHECK(!rift_proto_credit_want_ok(QD + 1, QD));
+	CHECK(!rift_proto_credit_want_ok(0xffff, QD));
+}
+
+static void test_credit_roundtrip(void)
+{
+	struct rift_credit c = {
+		.nr_grant = 3, .flags = RIFT_CREDIT_F_ANSWER | RIFT_CREDIT_F_MORE, .granted = 5,
+		.grant = { { 0x1122334455667788ULL, 0xa1, 2 }, { 0x2000, 0xa2, 127 },
+			   { 0x3000, 0xa3, 3 } },
+	};
+	struct rift_credit d;
+	u8 buf[64];
+	int len;
+
+	len = rift_proto_credit_encode(&c, QD, buf, sizeof(buf));
+	CHECK_EQ(len, 64);
+	/* The wire layout, read back by hand. */
+	CHECK_EQ(buf[0], 3);
+	CHECK_EQ(buf[1], RIFT_CREDIT_F_ANSWER | RIFT_CREDIT_F_MORE);
+	CHECK_EQ(get16(buf + 2), 0);
+	CHECK_EQ(get16(buf + 4), 5);
+	CHECK_EQ(get32(buf + 16), 0x55667788);
+	CHECK_EQ(get32(buf + 20), 0x11223344);
+	CHECK_EQ(get32(buf + 24), 0xa1);
+	CHECK_EQ(get16(buf + 28), 2);
+	CHECK_EQ(get16(buf + 44), 127);
+	CHECK_EQ(rift_proto_credit_decode(buf, len, QD, &d), 0);
+	CHECK(!memcmp(&c, &d, sizeof(c)));
+	/* Too little room: nothing written past cap. */
+	CHECK_EQ(rift_proto_credit_encode(&c, QD, buf, 63), -EMSGSIZE);
+
+	c = (struct rift_credit){ .flags = RIFT_CREDIT_F_REVOKE, .keep = 2, .granted = 40 };
+	len = rift_proto_credit_encode(&c, QD, buf, sizeof(buf));
+	CHECK_EQ(len, 16);
+	CHECK_EQ(rift_proto_credit_decode(buf, len, QD, &d), 0);
+	CHECK_EQ(d.keep, 2);
+	CHECK_EQ(d.granted, 40);
+
+	/* An empty answer: the server has nothing more to give. */
+	c = (struct rift_credit){ .flags = RIFT_CREDIT_F_ANSWER, .granted = 2 };
+	CHECK_EQ(rift_proto_credit_encode(&c, QD, buf, sizeof(buf)), 16);
+	CHECK_EQ(rift_proto_credit_decode(buf, 16, QD, &d), 0);
+	/* An unsolicited grant is allowed. */
+	mk_hdr(buf, 1, 0, 0, 3);
+	mk_grant(buf + 16, 0x5000, 7, 2);
+	CHECK_EQ(rift_proto_credit_decode(buf, 32, QD, &d), 0);
+	/* Reserved bytes and trailing bytes are ignored. */
+	buf[10] = 0xff;
+	buf[16 + 14] = 0xff;
+	memset(buf + 32, 0xee, 32);
+	CHECK_EQ(rift_proto_credit_decode(buf, 64, QD, &d), 0);
+	CHECK_EQ(d.grant[0].chunk, 2);
+}
+
+/* Every malformed payload is refused and leaves nothing decoded. */
+static void expect_bad(const u8 *buf, size_t len, u16 qd)
+{
+	struct rift_credit d;
+
+	memset(&d, 0x5a, sizeof(d));
+	CHECK_EQ(rift_proto_credit_decode(buf, len, qd, &d), -EBADMSG);
+	CHECK_EQ(d.nr_grant, 0);
+	CHECK_EQ(d.granted, 0);
+	CHECK_EQ(d.grant[0].rkey, 0);
+}
+
+static void test_credit_hostile(void)
+{
+	u8 buf[80];
+	unsigned int i;
+
+	/* Short: no header, or fewer grant bytes than nr_grant says. */
+	expect_bad(NULL, 16, QD);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER, 0, 2);
+	expect_bad(buf, 15, QD);
+	mk_hdr(buf, 2, RIFT_CREDIT_F_ANSWER, 0, 4);
+	mk_grant(buf + 16, 0x1000, 1, 2);
+	mk_grant(buf + 32, 0x2000, 2, 3);
+	expect_bad(buf, 47, QD);
+	/* More grants than fit a receive buffer. */
+	mk_hdr(buf, 4, RIFT_CREDIT_F_ANSWER, 0, 6);
+	for (i = 0; i < 4; i++)
+		mk_grant(buf + 16 + 16 * i, 0x1000 * i, i, 2 + i);
+	expect_bad(buf, 80, QD);
+	mk_hdr(buf, 0xff, RIFT_CREDIT_F_ANSWER, 0, 6);
+	expect_bad(buf, 80, QD);
+	/* A chunk beyond the id space, at it, and a duplicate. */
+	mk_hdr(buf, 1, RIFT_CREDIT_F_ANSWER, 0, 3);
+	mk_grant(buf + 16, 0x1000, 1, QD);
+	expect_bad(buf, 32, QD);
+	mk_grant(buf + 16, 0x1000, 1, 0xffff);
+	expect_bad(buf, 32, QD);
+	mk_hdr(buf, 2, RIFT_CREDIT_F_ANSWER, 0, 4);
+	mk_grant(buf + 16, 0x1000, 1, 5);
+	mk_grant(buf + 32, 0x2000, 2, 5);
+	expect_bad(buf, 48, QD);
+	/* Unknown flags; MORE outside an answer. */
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER | 0x08, 0, 2);
+	expect_bad(buf, 16, QD);
+	mk_hdr(buf, 0, 0x80, 0, 2);
+	expect_bad(buf, 16, QD);
+	mk_hdr(buf, 1, RIFT_CREDIT_F_MORE, 0, 3);
+	mk_grant(buf + 16, 0x1000, 1, 2);
+	expect_bad(buf, 32, QD);
+	/* A message that says nothing. */
+	mk_hdr(buf, 0, 0, 0, 2);
+	expect_bad(buf, 16, QD);
+	/* granted below the floor, above the id space, below the grants. */
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER, 0, 1);
+	expect_bad(buf, 16, QD);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER, 0, QD + 1);
+	expect_bad(buf, 16, QD);
+	mk_hdr(buf, 3, RIFT_CREDIT_F_ANSWER, 0, 2);
+	for (i = 0; i < 3; i++)
+		mk_grant(buf + 16 + 16 * i, 0x1000 * i, i, i);
+	expect_bad(buf, 64, QD);
+	/* keep without a revoke. */
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER, 3, 4);
+	expect_bad(buf, 16, QD);
+	/* Revokes: below the floor, taking nothing, granting, answering. */
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE, 1, 8);
+	expect_bad(buf, 16, QD);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE, 0, 8);
+	expect_bad(buf, 16, QD);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE, 8, 8);
+	expect_bad(buf, 16, QD);
+	mk_hdr(buf, 1, RIFT_CREDIT_F_REVOKE, 2, 8);
+	mk_grant(buf + 16, 0x1000, 1, 2);
+	expect_bad(buf, 32, QD);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE | RIFT_CREDIT_F_ANSWER, 2, 8);
+	expect_bad(buf, 16, QD);
+	/* A queue depth of one: floor 1, and a revoke can take nothing. */
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE, 1, 1);
+	expect_bad(buf, 16, 1);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER, 0, 1);
+	CHECK_EQ(rift_proto_credit_decode(buf, 16, 1, &(struct rift_credit){ 0 }), 0);
+	/* No id space at all, or one the protocol cannot have. */
+	expect_bad(buf, 16, 0);
+	expect_bad(buf, 16, RIFT_MAX_QUEUE_DEPTH + 1);
+}
+
+/* The encoder refuses what the decoder would: a server cannot send it. */
+static void test_credit_encode_refuses(void)
+{
+	struct rift_credit c = { .nr_grant = 1, .flags = RIFT_CREDIT_F_ANSWER, .granted = 3,
+				 .grant = { { 0x1000, 1, QD } } };
+	u8 buf[64];
+
+	CHECK_EQ(rift_proto_credit_encode(&c, QD, buf, sizeof(buf)), -EINVAL);
+	c.grant[0].chunk = 1;
+	c.nr_grant = 4;
+	CHECK_EQ(rift_proto_credit_encode(&c, QD, buf, sizeof(buf)), -EINVAL);
+	c = (struct rift_credit){ .flags = RIFT_CREDIT_F_REVOKE, .keep = 1, .granted = 4 };
+	CHECK_EQ(rift_proto_credit_encode(&c, QD, buf, sizeof(buf)), -EINVAL);
+	c = (struct rift_credit){ .flags = RIFT_CREDIT_F_MORE, .granted = 4 };
+	CHECK_EQ(rift_proto_credit_encode(&c, QD, buf, sizeof(buf)), -EINVAL);
+}
+
+/* Random payloads: whatever decodes re-encodes to the same bytes' meaning. */
+static void test_credit_random(void)
+{
+	struct rift_credit c, d;
+	u8 buf[64], out[64];
+	unsigned int i, j, ok = 0;
+	int len;
+	u16 qd;
+
+	for (i = 0; i < 200000; i++) {
+		qd = 1 + unit_rand() % 16;
+		for (j = 0; j < sizeof(buf); j++)
+			buf[j] = unit_rand();
+		/* Bias towards plausible headers so that some decode. */
+		buf[0] %= 4;
+		buf[1] &= 7;
+		buf[3] = 0;
+		buf[2] %= 17;
+		buf[5] = 0;
+		buf[4] %= 17;
+		for (j = 0; j < 3; j++)
+			buf[16 + 16 * j + 12] %= 16, buf[16 + 16 * j + 13] = 0;
+		if (rift_proto_credit_decode(buf, 16 + 16 * (unit_rand() % 4), qd, &c))
+			continue;
+		ok++;
+		len = rift_proto_credit_encode(&c, qd, out, sizeof(out));
+		CHECK_EQ(len, 16 + 16 * c.nr_grant);
+		CHECK_EQ(rift_proto_credit_decode(out, len, qd, &d), 0);
+		CHECK(!memcmp(&c, &d, sizeof(c)));
+	}
+	CHECK(ok > 1000);
+}
+
+const struct unit_test unit_credit_tests[] = {
+	UNIT(test_credit_floor),
+	UNIT(test_credit_roundtrip),
+	UNIT(test_credit_hostile),
+	UNIT(test_credit_encode_refuses),
+	UNIT(test_credit_random),
+	{ NULL, NULL }
+};
