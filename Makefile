@@ -7,6 +7,11 @@
 #                      and the riftctl tool (tools/riftctl, user space)
 #   make check         every test: unit, fuzz, W=1, sparse, checkpatch,
 #                      kernel-doc, then the VM selftests
+#   make check-long    the long variants of the tests make check runs
+#                      shorter (100 riftblk map/unmap cycles, 50 RDMA
+#                      device removals, 200 session cycles, 20000 stress
+#                      requests, a 150 s flood, 50 export cycles;
+#                      RIFT_LONG=1), T= for others
 #   make check-debug   every VM selftest on the sanitizer kernel (KASAN,
 #                      KFENCE, UBSAN, lockdep, kmemleak; tools/debug-kernel.sh
 #                      builds it once, about an hour)
@@ -58,12 +63,14 @@ RIFT_CONFIG = CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules riftctl deps check check-debug check-612 check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules soak help
+.PHONY: all modules riftctl deps check check-long check-debug check-612 check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules soak help
 
 all: modules riftctl
 
+# '+': the kernel's make gets the jobserver of a parallel build (make -j);
+# a recipe that names $(MAKE) only through KMAKE is not seen as one.
 modules: kdir
-	$(KMAKE) modules
+	+$(KMAKE) modules
 
 riftctl:
 	$(MAKE) -C tools/riftctl
@@ -83,6 +90,11 @@ deps:
 
 check:
 	$(CURDIR)/tools/check.sh
+
+# Tests whose loops RIFT_LONG=1 lengthens; T= runs others the same way.
+LONG_TESTS ?= riftblk_cycles device_removal transport_cycles transport_stress flood riftblk_exports
+check-long:
+	RIFT_LONG=1 $(CURDIR)/tools/vm/run-selftests.sh $(or $(T),$(LONG_TESTS))
 
 check-debug:
 	$(CURDIR)/tools/check-debug.sh

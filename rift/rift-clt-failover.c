@@ -90,8 +90,8 @@ void rift_clt_fail_inflight(struct rift_clt_con *con)
 
 /*
  * Post the waiting requests on connected paths; complete those whose
- * deadline passed with -ETIMEDOUT; wake again at the nearest deadline or
- * when a path connects.
+ * deadline passed with -ETIMEDOUT, whether a path is up or not; wake
+ * again at the nearest deadline or when a path connects.
  */
 static void rift_clt_failover_work(struct work_struct *work)
 {
@@ -107,7 +107,17 @@ static void rift_clt_failover_work(struct work_struct *work)
 	rift_clt_take_pending(sess, &list);
 	list_for_each_entry_safe(req, tmp, &list, pending) {
 		list_del_init(&req->pending);
-		err = rift_clt_req_post(req, false);
+		/*
+		 * Past its deadline it is not posted again, even with a path
+		 * up: paths that fail soon after every connect (a server whose
+		 * IO connections went mute) would otherwise take it round
+		 * forever, each connect kicking this work before any heartbeat
+		 * tick could time it out.
+		 */
+		if (time_before(jiffies, req->deadline))
+			err = rift_clt_req_post(req, false);
+		else
+			err = -ETIMEDOUT;
 		if (!err) {
 			atomic64_inc(&sess->failed_over);
 			continue;

@@ -35,7 +35,7 @@ bool rift_clt_sess_may_wait(struct rift_clt_sess *sess)
 void rift_clt_req_park(struct rift_clt_req *req)
 {
 	struct rift_clt_sess *sess = req->sess;
-	unsigned long flags;
+	unsigned long flags, deadline;
 
 	spin_lock_irqsave(&sess->pending_lock, flags);
 	if (!req->has_deadline) {
@@ -43,6 +43,7 @@ void rift_clt_req_park(struct rift_clt_req *req)
 				msecs_to_jiffies(READ_ONCE(sess->io_timeout_ms));
 		req->has_deadline = true;
 	}
+	deadline = req->deadline;
 	atomic_set(&req->state, RIFT_CLT_REQ_PENDING);
 	list_add_tail(&req->pending, &sess->pending);
 	sess->nr_pending++;
@@ -50,14 +51,17 @@ void rift_clt_req_park(struct rift_clt_req *req)
 	/*
 	 * A path that connected between the failed post and the park has
 	 * kicked an empty list already: kick again, or the request would
-	 * wait for its deadline.  Without one, wake at the deadline only.
+	 * wait for its deadline.  Without one, wake at its deadline.  A
+	 * wake-up already pending is not moved: every caller that parks a
+	 * request with an older deadline than a fresh one (the failover work,
+	 * a drained connection) runs or kicks the work itself.
 	 */
 	smp_mb();
 	if (atomic_read(&sess->connected))
 		rift_clt_sess_kick_failover(sess);
 	else
 		queue_delayed_work(sess->wq, &sess->failover_work,
-				   msecs_to_jiffies(READ_ONCE(sess->io_timeout_ms)));
+				   time_after(deadline, jiffies) ? deadline - jiffies : 0);
 }
 
 /**

@@ -18,7 +18,10 @@
 #  - mute_io (the IO connections go silent while connection 0 answers
 #    heartbeats, which come 5 s apart here): the path fails for "no
 #    progress" within 1.5 s of the silence, timed on CLOCK_MONOTONIC
-#    from rift-evil's mark to the path's state tracepoint.
+#    from rift-evil's mark to the path's state tracepoint;
+#  - mute_always (both paths go mute on every instance): the requests,
+#    taken from path to path, still end with ETIMEDOUT io_timeout_ms
+#    after they first lost one.
 # At the end: no completion the ULP saw twice or unasked, Rift's slab
 # objects back to what they were after a warm-up case, the modules unload.
 cd "$(dirname "$0")" && . ./lib.sh
@@ -65,7 +68,7 @@ INFO_CASES=(
 )
 
 ktap_header
-ktap_plan $((3 + 3 * ${#IO_CASES[@]} + 2 + 2 * ${#INFO_CASES[@]} + 3))
+ktap_plan $((3 + 3 * ${#IO_CASES[@]} + 2 + 2 * ${#INFO_CASES[@]} + 3 + 3))
 
 ktap_check "two rxe links" rift_rxe_pairs 2
 # Short heartbeats and a reconnect delay long enough to read the reason
@@ -115,7 +118,7 @@ reasons_start()
 			# Every state the bad path went through, for the diagnosis.
 			[ "$st" != "$pst" ] && echo "$(date +%s.%N | cut -c1-14) $st: $r" >> "$OUT/states"
 			pst=$st
-			sleep 0.1
+			rift_nap 0.1
 		done
 	) &
 	sampler_pid=$!
@@ -302,6 +305,45 @@ for c in "${INFO_CASES[@]}"; do
 	session_end
 	case_keep "$name"
 done
+
+# mute_always: every instance of both paths goes mute once it has a
+# request.  The progress tick fails each within about a second, before
+# the first heartbeat tick (5 s after the connect) could time a request
+# out; the other path, reconnected meanwhile, takes the requests and goes
+# mute too, so some path is nearly always up when the failover work
+# runs.  The requests must still end io_timeout_ms (4 s) after they first
+# lost a path, not go round until the server goes away (session 16's
+# sanitizer-kernel run: 8 requests in flight for minutes).
+log_mark
+reasons_start
+ok=0
+if evil_start -c mute_always && rift_test_open $S port=$PORT nr_cons=2 $GOOD $BAD &&
+	rift_wait_until 20 rift_all_paths_in $S connected &&
+	echo 5000 > "$CS/hb_interval_ms" && echo 5 > "$CS/hb_missed_max" &&
+	echo 200 > "$CS/reconnect_delay_ms" && echo 1000 > "$CS/reconnect_delay_max_ms" &&
+	echo 4000 > "$CS/io_timeout_ms"; then
+	ok=1
+fi
+fo0=$(cat "$CS/failed_over" 2>/dev/null || echo 0)
+t0=$(rift_now_ms)
+rift_test_io $S write 0 8192 41 4 4 &
+pid=$!
+rift_wait_pid "$(rift_scaled 40)" $pid
+rc=$?
+ms=$(($(rift_now_ms) - t0))
+errs=$(rift_test_errnos $S)
+fo=$(($(cat "$CS/failed_over" 2>/dev/null || echo 0) - fo0))
+ktap_info "mute_always: run rc $rc after $ms ms, errors '$errs'; posted again $fo times, failover_errors $(cat "$CS/failover_errors" 2>/dev/null); path reasons: $(sort -u "$OUT/reasons" | grep . | tr '\n' '/')"
+ktap_check "mute_always: the requests went from path instance to path instance ($fo)" \
+	eval "[ $ok = 1 ] && [ $fo -ge 2 ]"
+ktap_check "mute_always: they ended with ETIMEDOUT within io_timeout_ms of losing a path, not when the server went away" \
+	eval "[ $ok = 1 ] && [ $rc != 124 ] && [ $ms -le $(rift_scaled 15000) ] &&
+	      [ '$errs' = '-ETIMEDOUT:4' ]"
+ktap_check "mute_always: nothing in flight or waiting afterwards" \
+	eval "[ \"\$(cat $CS/pending)\" = 0 ] && [ \"\$(rift_clt_stat $S $P0 inflight)\" = 0 ] &&
+	      [ \"\$(rift_clt_stat $S $P1 inflight)\" = 0 ]"
+session_end
+case_keep mute_always
 
 ktap_check "no completion twice or for a request not in flight" \
 	test "$(rift_test_bad_completions)" = 0

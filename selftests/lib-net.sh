@@ -39,6 +39,15 @@ rift_rxe_pairs()
 		sysctl -qw net.ipv4.conf.all.accept_local=1 \
 			"net.ipv4.conf.$a.accept_local=1" \
 			"net.ipv4.conf.$b.accept_local=1"
+		# Each end's neighbour entry, given: rdma_cm's first address
+		# resolution over a fresh pair otherwise waits its whole
+		# timeout (Rift's RIFT_RESOLVE_TIMEOUT_MS, 5 s) although the
+		# ARP exchange is done in milliseconds (rdma_cma trace, session
+		# 17: cm_id_attach -> ADDR_RESOLVED 5.12 s, 14 ms with these),
+		# which cost every test 5 s per path.  A link taken down
+		# flushes them, so reconnects after a flap still resolve by ARP.
+		ip neigh replace "198.18.$i.1" lladdr "$(cat "/sys/class/net/$a/address")" dev "$b" nud permanent
+		ip neigh replace "198.18.$i.2" lladdr "$(cat "/sys/class/net/$b/address")" dev "$a" nud permanent
 		rdma link add "rxe_$a" type rxe netdev "$a" || return 1
 		defer rdma link delete "rxe_$a"
 		rdma link add "rxe_$b" type rxe netdev "$b" || return 1

@@ -25,8 +25,9 @@ S=ex
 P="path=198.18.0.2@198.18.0.1"
 MAP=$RIFTBLK_CTL/map_device
 K=$RIFTBLK_SRV_KOBJ
-CYCLES=50
-LEAK_MAX=40
+# A leak of one object per cycle exceeds LEAK_MAX; what an idle session
+# allocates and frees now and then moves the count by 1 or 2.
+if [ "${RIFT_LONG:-0}" = 1 ]; then CYCLES=50 LEAK_MAX=40; else CYCLES=20 LEAK_MAX=15; fi
 W=/tmp/riftblk_exports
 ktap_header
 ktap_plan 32
@@ -192,8 +193,14 @@ ktap_check "$CYCLES cycles of map, read, unmap and a refused map" test $bad = 0
 diff <(sort "$W/own0") <(sort "$W/own1") | grep '^[<>]' | head -20 |
 	while read -r line; do ktap_info "$line"; done
 ktap_info "Rift's slab objects: $o0 before, $o1 after, $oo with one more mapping; server devices/maps/client devices: '$c0' -> '$c1'"
-ktap_check "Rift's slab objects grew by less than $LEAK_MAX ($((o1 - o0))); a mapping's are seen ($((oo - o0)))" \
-	eval "[ $((oo - o0)) -ge 2 ] && [ $((o1 - o0)) -lt $LEAK_MAX ]"
+# A mapping on a session that exists owns only a few objects (riftblk's
+# device on each end): measure them over the lower of the counts before
+# and after the cycles, since either may hold a transient object (session
+# 17 saw one: a kmalloc-1k of riftblk_srv_rdma_ev in the count before, the
+# check then failing on 1 seen instead of 2).
+lo=$((o0 < o1 ? o0 : o1))
+ktap_check "Rift's slab objects grew by less than $LEAK_MAX ($((o1 - o0))); a mapping's are seen ($((oo - lo)))" \
+	eval "[ $((oo - lo)) -ge 2 ] && [ $((o1 - o0)) -lt $LEAK_MAX ]"
 ktap_check "server devices and mappings, client devices as before" test "$c0" = "$c1"
 
 # Verified IO on $NC while others are mapped, refused, exported, removed.

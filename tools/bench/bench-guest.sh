@@ -89,21 +89,9 @@ record()
 	echo "$line}" >> "$RES"
 }
 
-# A sleep that forks nothing: reading a FIFO that nobody writes times out.
-# The bench's own polling (every step, 5 times a second) costs a fork and
-# exec of sleep(1) each time otherwise, which under TCG kept a quarter of
-# the idle VM's CPU time busy, taken from whichever peer was measured.
-mkfifo /tmp/bench-sleep.fifo 2>/dev/null
-exec {SLEEP_FD}<>/tmp/bench-sleep.fifo
-
-# rift_nap SECONDS (lib-ktap.sh's, replaced): sleep without a child
-# process, so rift_wait_pid's polling forks nothing.
-rift_nap()
-{
-	local _x
-	read -r -t "$1" -u "$SLEEP_FD" _x
-	return 0
-}
+# The bench's polling (every step, 5 times a second) pauses with
+# lib-ktap.sh's rift_nap, which forks nothing: a sleep(1) each time kept a
+# quarter of the idle TCG guest's CPU busy, taken from the peer measured.
 
 # step SECONDS CMD...: run CMD with a deadline.  A step stuck in the
 # kernel (a sysfs write in D state) cannot be killed; it is abandoned and

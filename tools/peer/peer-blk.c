@@ -1067,8 +1067,16 @@ enum {
 
 /* How long rift-inject holds the OPEN between its handle and its answer. */
 #define BLK_RACE_DELAY_MS	1500
-/* Guessed-handle IOs that must have been answered while it held it. */
+/*
+ * Guessed-handle IOs that must have been answered while it held it, in
+ * one of BLK_RACE_TRIES attempts.  The hold busy-waits (a kretprobe
+ * handler cannot sleep) on whichever CPU runs the OPEN; when that CPU is
+ * also the one answering the connection's IO, few answers come back
+ * during the hold (CI, session 17: 7, against 100-300 otherwise), and an
+ * attempt that did not exercise the window proves nothing either way.
+ */
 #define BLK_RACE_MIN_EARLY	10
+#define BLK_RACE_TRIES		3
 
 /* rift-inject's (tools/vm/inject) count of kobject_add()s acted on. */
 static long long inject_hits(void)
@@ -1176,7 +1184,7 @@ static bool race_post(struct path *p, const struct rift_rbuf *region, u16 chunk,
  * never given out.  Either way the session then
  * maps, writes and reads as before.
  */
-static bool case_open_race(const struct peer_case *tc)
+static bool open_race_once(const struct peer_case *tc, bool *exercised)
 {
 	const bool fail = tc->arg == RACE_FAIL;
 	u8 omsg[sizeof(struct riftblk_wire_open)];
@@ -1256,10 +1264,8 @@ static bool case_open_race(const struct peer_case *tc)
 	     EXPECT(!fail || (!g.early_ok && !g.late_ok),
 		    "%u IOs done on the mapping of an OPEN that failed", g.early_ok + g.late_ok) &&
 	     EXPECT(!g.stale_after_ok, "%u IOs sent after one was done on the handle: ESTALE",
-		    g.stale_after_ok) &&
-	     EXPECT(g.early_stale >= BLK_RACE_MIN_EARLY,
-		    "%u IOs on the OPEN's handle answered ESTALE before its answer (%u done), expected %u or more",
-		    g.early_stale, g.early_ok, BLK_RACE_MIN_EARLY);
+		    g.stale_after_ok);
+	*exercised = g.early_stale >= BLK_RACE_MIN_EARLY;
 	if (ok && fail)
 		ok = blk_all_stale(&p, guess);
 	/* The handle guessed is the one the OPEN got. */
@@ -1280,6 +1286,28 @@ static bool case_open_race(const struct peer_case *tc)
 		inject_arm(0, 0, 0);
 	path_down(&p);
 	return ok;
+}
+
+/*
+ * Every attempt must keep every rule; attempts go on only while none
+ * had BLK_RACE_MIN_EARLY IOs answered during the hold.
+ */
+static bool case_open_race(const struct peer_case *tc)
+{
+	bool exercised = false;
+	int i;
+
+	for (i = 1; i <= BLK_RACE_TRIES; i++) {
+		if (!open_race_once(tc, &exercised))
+			return false;
+		if (exercised)
+			return true;
+		if (i < BLK_RACE_TRIES)
+			diag("attempt %d: fewer than %u IOs answered while the OPEN was held: again",
+			     i, BLK_RACE_MIN_EARLY);
+	}
+	return EXPECT(false, "in %d attempts, never %u IOs on the OPEN's handle answered ESTALE before its answer",
+		      BLK_RACE_TRIES, BLK_RACE_MIN_EARLY);
 }
 
 /* After everything: the session still maps, writes and reads. */

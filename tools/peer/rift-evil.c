@@ -41,6 +41,9 @@
  *                   connection under a control connection that is fine;
  *                   "mute_io: silent from S.US" gives the moment on
  *                   CLOCK_MONOTONIC
+ *   mute_always     mute_io on every path instance, over either address,
+ *                   not once: the client's requests go from path to path
+ *                   and none is ever answered
  *
  * With -B it serves riftblk instead: its RAM store is one device (any
  * OPEN path maps it read-write, 512-byte blocks, discard and write
@@ -59,7 +62,9 @@
  *                   discard granularity 3000 and twice the size
  *
  * The info_* and con_rsp_differs cases hit every attempt of a bad path
- * (it never comes up); the others fire once, on the first bad path
+ * (it never comes up), mute_always every instance of any path once it
+ * has a request;
+ * the others fire once, on the first bad path
  * instance that gets a request (hb_flood, rnr and silent: that finishes
  * its INFO exchange; mute_io: on an IO connection), after which the path
  * reconnects to a server that behaves.  "none" misbehaves nowhere.
@@ -102,8 +107,8 @@ enum evil_case {
 	C_WRONG_CON, C_LATE_RSP, C_RKEY_NOAI, C_RKEY_CHUNK, C_RKEY_BOGUS,
 	C_RKEY_MISSING, C_READ_OVERRUN, C_INFO_QD, C_INFO_CHUNK_SIZE,
 	C_INFO_FEAT, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
-	C_SILENT, C_MUTE_IO, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW, C_RB_DGRAN,
-	C_RB_DGRAN_HUGE, C_RB_SHORT, C_RB_INFO_DGRAN, C_NR,
+	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW,
+	C_RB_DGRAN, C_RB_DGRAN_HUGE, C_RB_SHORT, C_RB_INFO_DGRAN, C_NR,
 };
 
 static const char * const case_names[C_NR] = {
@@ -111,8 +116,8 @@ static const char * const case_names[C_NR] = {
 	"wrong_con", "late_rsp", "rkey_noai", "rkey_chunk", "rkey_bogus",
 	"rkey_missing", "read_overrun", "info_qd", "info_chunk_size",
 	"info_feat", "info_table", "con_rsp_differs", "hb_flood", "rnr",
-	"silent", "mute_io", "rb_lbs", "rb_sectors", "rb_max_hw", "rb_dgran",
-	"rb_dgran_huge", "rb_short", "rb_info_dgran",
+	"silent", "mute_io", "mute_always", "rb_lbs", "rb_sectors", "rb_max_hw",
+	"rb_dgran", "rb_dgran_huge", "rb_short", "rb_info_dgran",
 };
 
 /**
@@ -129,7 +134,8 @@ static const char * const case_names[C_NR] = {
  * @rkey: their key
  * @info_done: INFO_RSP sent
  * @ai: always-invalidate accepted: every answer is a RSP_RKEY
- * @fired: this instance misbehaves now (hb_flood, rnr, silent, mute_io)
+ * @fired: this instance misbehaves now (hb_flood, rnr, silent, mute_io,
+ *	   mute_always)
  * @held: late_rsp: answers of the held request still to send
  * @held_chunk: its chunk
  * @held_con: the connection it came on
@@ -190,12 +196,19 @@ static bool blk_case(void)
 	return the_case >= C_RB_LBS && the_case <= C_RB_INFO_DGRAN;
 }
 
-/* The once-only case fires on @p now, if it is a bad path and not yet. */
+/*
+ * Case @c fires on @p now: a once-only case if @p is a bad path and it has
+ * not fired yet, mute_always on every path instance.
+ */
 static bool fire(struct epath *p, enum evil_case c)
 {
-	if (the_case != c || !p->bad || fired_once)
+	if (the_case != c)
 		return false;
-	fired_once = true;
+	if (c != C_MUTE_ALWAYS) {
+		if (!p->bad || fired_once)
+			return false;
+		fired_once = true;
+	}
 	p->fired = true;
 	say(p, "fired %s", case_names[c]);
 	return true;
@@ -708,7 +721,7 @@ static bool mute_io_fire(struct epath *p, u16 con)
 {
 	struct timespec ts;
 
-	if (!fire(p, C_MUTE_IO))
+	if (!fire(p, C_MUTE_IO) && !fire(p, C_MUTE_ALWAYS))
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	say(p, "mute_io: silent from %lld.%06ld on connection %u", (long long)ts.tv_sec,
@@ -728,7 +741,8 @@ static void on_message(struct epath *p, u16 con, const struct peer_recv *r)
 	}
 	if (p->fired && the_case == C_SILENT)
 		return;
-	if (con > 0 && ((p->fired && the_case == C_MUTE_IO) || mute_io_fire(p, con)))
+	if (con > 0 && ((p->fired && (the_case == C_MUTE_IO || the_case == C_MUTE_ALWAYS)) ||
+			mute_io_fire(p, con)))
 		return;
 	if (!r->has_imm ||
 	    rift_imm_decode((__force __be32)r->imm, p->rsp.queue_depth, &imm)) {

@@ -79,13 +79,14 @@ rm -rf "$out"
 mkdir -p "$out/results"
 
 # The tests load the modules from the tree, so they must be fresh.
+# Kbuild compiles one file at a time unless asked for more.
 echo "# kernel $KVER, timeouts x$RIFT_TIMEOUT_SCALE" > "$out/kernel"
-make -s -C "$RIFT_TOP" modules >"$out/build.log" 2>&1 ||
+make -s -j"$(nproc)" -C "$RIFT_TOP" modules >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; vm_die "module build failed"; }
 # The harness's own test modules: the canary, and rift-inject for
 # riftblk_open_race.sh.
 for m in canary inject; do
-	make -s -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
+	make -s -j"$(nproc)" -C "$(dirname "$(readlink -f "/lib/modules/$KVER/build/Makefile")")" \
 		M="$RIFT_TOP/tools/vm/$m" modules >>"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; vm_die "$m module build failed"; }
 done

@@ -69,8 +69,9 @@ dbgargs=
 # The command runs under bash in the guest, from the Rift tree.
 {
 	echo "export RIFT_TREE=/mnt/rift RIFT_OUT=/mnt/out RIFT_VM=$name RIFT_KVER=$kv RIFT_TIMEOUT_SCALE=$scale"
-	# The parameters of a soak run (tools/soak.sh) reach its test.
-	for v in ${!RIFT_SOAK_@}; do
+	# The parameters of a soak run (tools/soak.sh) and make check-long's
+	# RIFT_LONG (longer loops in the tests that have them) reach the test.
+	for v in ${!RIFT_SOAK_@} ${!RIFT_LONG@}; do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	printf '%q ' "$@"
