@@ -227,11 +227,235 @@ static void test_credit_random(void)
 	CHECK(ok > 1000);
 }
 
+/* A client path instance of QD chunks, @initial granted, for the tests below. */
+static u8 clt_map[QD];
+
+static void clt_setup(struct rift_credit_clt *s, u16 initial)
+{
+	rift_credit_clt_init(s, clt_map, QD, initial);
+}
+
+static enum rift_credit_fault clt_rx(struct rift_credit_clt *s, const u8 *buf, size_t len)
+{
+	struct rift_credit c;
+	enum rift_credit_fault f = rift_credit_clt_check(s, buf, len, &c);
+
+	if (f == RIFT_CREDIT_OK)
+		rift_credit_clt_apply(s, &c);
+	return f;
+}
+
+/* The client's whole cycle: ask, get an answer in parts, be revoked. */
+static void test_credit_clt_cycle(void)
+{
+	struct rift_credit_clt s;
+	u8 buf[64];
+	unsigned int i;
+
+	clt_setup(&s, 2);
+	CHECK_EQ(s.nr_granted, 2);
+	CHECK_EQ(clt_map[0], 1);
+	CHECK_EQ(clt_map[1], 1);
+	CHECK_EQ(clt_map[2], 0);
+	/* Half the grant in use: not yet; three quarters, or starved: ask. */
+	CHECK(!rift_credit_clt_should_ask(&s, 1, false));
+	CHECK(rift_credit_clt_should_ask(&s, 2, false));
+	CHECK(rift_credit_clt_should_ask(&s, 0, true));
+	/* Twice the grant, or what is in use and waiting if more. */
+	CHECK_EQ(rift_credit_clt_want(&s, 2, 1), 4);
+	CHECK_EQ(rift_credit_clt_want(&s, 2, 9), 11);
+	CHECK_EQ(rift_credit_clt_want(&s, 2, 1000), QD);
+	rift_credit_clt_asked(&s);
+	CHECK(!rift_credit_clt_should_ask(&s, 2, true));
+
+	/* An answer in two messages: 3 grants with MORE, then 1. */
+	mk_hdr(buf, 3, RIFT_CREDIT_F_ANSWER | RIFT_CREDIT_F_MORE, 0, 5);
+	for (i = 0; i < 3; i++)
+		mk_grant(buf + 16 + 16 * i, 0x1000 * i, i, 2 + i);
+	CHECK_EQ(clt_rx(&s, buf, 64), RIFT_CREDIT_OK);
+	CHECK(s.req_out);
+	mk_hdr(buf, 1, RIFT_CREDIT_F_ANSWER, 0, 6);
+	mk_grant(buf + 16, 0x9000, 9, 100);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_OK);
+	CHECK(!s.req_out);
+	CHECK_EQ(s.nr_granted, 6);
+	CHECK_EQ(clt_map[100], 1);
+	/* Another answer: no request is outstanding. */
+	mk_hdr(buf, 1, RIFT_CREDIT_F_ANSWER, 0, 7);
+	mk_grant(buf + 16, 0x9000, 9, 101);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_UNSOLICITED);
+	CHECK_EQ(s.nr_granted, 6);
+
+	/* An empty answer ends a request too. */
+	rift_credit_clt_asked(&s);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER, 0, 6);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_OK);
+	CHECK(!s.req_out);
+
+	/* A revoke down to 3: owed 3, given back one by one. */
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE, 3, 6);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_OK);
+	CHECK_EQ(rift_credit_clt_owed(&s), 3);
+	CHECK(!rift_credit_clt_should_ask(&s, 6, true));
+	/* A second one while it is pending. */
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_UNSOLICITED);
+	rift_credit_clt_give_back(&s, 100);
+	CHECK_EQ(clt_map[100], 0);
+	CHECK_EQ(rift_credit_clt_owed(&s), 2);
+	/* Not granted: nothing changes. */
+	rift_credit_clt_give_back(&s, 100);
+	rift_credit_clt_give_back(&s, QD + 3);
+	CHECK_EQ(rift_credit_clt_owed(&s), 2);
+	rift_credit_clt_give_back(&s, 4);
+	rift_credit_clt_give_back(&s, 3);
+	CHECK_EQ(rift_credit_clt_owed(&s), 0);
+	CHECK(!s.revoking);
+	CHECK_EQ(s.nr_granted, 3);
+	/* Given back, a chunk may be granted again; held ones may not. */
+	rift_credit_clt_asked(&s);
+	mk_hdr(buf, 2, RIFT_CREDIT_F_ANSWER, 0, 5);
+	mk_grant(buf + 16, 0x1000, 1, 100);
+	mk_grant(buf + 32, 0x1000, 1, 3);
+	CHECK_EQ(clt_rx(&s, buf, 48), RIFT_CREDIT_OK);
+	CHECK_EQ(s.nr_granted, 5);
+	/* The whole id space granted: nothing more to ask for. */
+	clt_setup(&s, QD);
+	CHECK(!rift_credit_clt_should_ask(&s, QD, true));
+}
+
+/* Each hostile server rule, with the reason the path fails with. */
+static void test_credit_clt_hostile(void)
+{
+	struct rift_credit_clt s;
+	u8 buf[80];
+	unsigned int i;
+
+	clt_setup(&s, 2);
+	rift_credit_clt_asked(&s);
+	/* malformed: short, too many grants, unknown flags, MORE alone. */
+	CHECK_EQ(clt_rx(&s, NULL, 16), RIFT_CREDIT_MALFORMED);
+	mk_hdr(buf, 1, RIFT_CREDIT_F_ANSWER, 0, 3);
+	mk_grant(buf + 16, 0x1000, 1, 2);
+	CHECK_EQ(clt_rx(&s, buf, 31), RIFT_CREDIT_MALFORMED);
+	CHECK_EQ(clt_rx(&s, buf, 15), RIFT_CREDIT_MALFORMED);
+	mk_hdr(buf, 4, RIFT_CREDIT_F_ANSWER, 0, 6);
+	CHECK_EQ(clt_rx(&s, buf, 80), RIFT_CREDIT_MALFORMED);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER | 0x10, 0, 2);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_MALFORMED);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_MORE, 0, 2);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_MALFORMED);
+	/* keep without a revoke; a revoke that grants or answers. */
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER, 2, 2);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_MALFORMED);
+	mk_hdr(buf, 1, RIFT_CREDIT_F_REVOKE, 2, 3);
+	mk_grant(buf + 16, 0x1000, 1, 2);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_MALFORMED);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE | RIFT_CREDIT_F_ANSWER, 2, 2);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_MALFORMED);
+	/* Unknown chunk: at and beyond the id space. */
+	mk_hdr(buf, 1, RIFT_CREDIT_F_ANSWER, 0, 3);
+	mk_grant(buf + 16, 0x1000, 1, QD);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_UNKNOWN_CHUNK);
+	mk_grant(buf + 16, 0x1000, 1, 0xffff);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_UNKNOWN_CHUNK);
+	/* Twice: a chunk held already, and one twice in the message. */
+	mk_grant(buf + 16, 0x1000, 1, 1);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_TWICE);
+	mk_hdr(buf, 2, RIFT_CREDIT_F_ANSWER, 0, 4);
+	mk_grant(buf + 16, 0x1000, 1, 5);
+	mk_grant(buf + 32, 0x1000, 1, 5);
+	CHECK_EQ(clt_rx(&s, buf, 48), RIFT_CREDIT_TWICE);
+	/* Count: one more, one less, far beyond the id space. */
+	mk_hdr(buf, 1, RIFT_CREDIT_F_ANSWER, 0, 4);
+	mk_grant(buf + 16, 0x1000, 1, 5);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_COUNT);
+	mk_hdr(buf, 1, RIFT_CREDIT_F_ANSWER, 0, 2);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_COUNT);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER, 0, 0xffff);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_COUNT);
+	/* Nothing of this changed the state. */
+	CHECK_EQ(s.nr_granted, 2);
+	CHECK(s.req_out);
+	/* Unsolicited: neither answer nor revoke; an answer too long. */
+	mk_hdr(buf, 1, 0, 0, 3);
+	mk_grant(buf + 16, 0x1000, 1, 5);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_UNSOLICITED);
+	for (i = 0; i < RIFT_CREDIT_MAX_MSGS - 1; i++) {
+		mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER | RIFT_CREDIT_F_MORE, 0, 2);
+		CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_OK);
+	}
+	/* The fourth message must end the answer. */
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_UNSOLICITED);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_ANSWER, 0, 2);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_OK);
+	CHECK(!s.req_out);
+	/* Below the floor, even with nothing to take back otherwise. */
+	clt_setup(&s, 8);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE, 1, 8);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_BELOW_FLOOR);
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE, 0, 8);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_BELOW_FLOOR);
+	/* A revoke that asks nothing back. */
+	mk_hdr(buf, 0, RIFT_CREDIT_F_REVOKE, 8, 8);
+	CHECK_EQ(clt_rx(&s, buf, 16), RIFT_CREDIT_MALFORMED);
+	CHECK(!s.revoking);
+	/* The reasons' wording is the protocol document's. */
+	CHECK(!strcmp(rift_credit_fault_str(RIFT_CREDIT_MALFORMED), "malformed credit"));
+	CHECK(!strcmp(rift_credit_fault_str(RIFT_CREDIT_UNKNOWN_CHUNK),
+		      "credit names an unknown chunk"));
+	CHECK(!strcmp(rift_credit_fault_str(RIFT_CREDIT_TWICE), "credit grants a chunk twice"));
+	CHECK(!strcmp(rift_credit_fault_str(RIFT_CREDIT_COUNT), "credit count disagrees"));
+	CHECK(!strcmp(rift_credit_fault_str(RIFT_CREDIT_UNSOLICITED), "unsolicited credit"));
+	CHECK(!strcmp(rift_credit_fault_str(RIFT_CREDIT_BELOW_FLOOR), "revoke below the floor"));
+}
+
+/*
+ * Whatever the codec refuses, the client refuses too (a server cannot get
+ * past the state machine with what the wire format forbids), and what the
+ * client accepts in a fresh state decodes.
+ */
+static void test_credit_clt_random(void)
+{
+	struct rift_credit_clt s;
+	struct rift_credit c;
+	u8 buf[64];
+	unsigned int i, j, ok = 0;
+	size_t len;
+	int dec;
+
+	for (i = 0; i < 200000; i++) {
+		for (j = 0; j < sizeof(buf); j++)
+			buf[j] = unit_rand();
+		buf[0] %= 4;
+		buf[1] &= 7;
+		buf[3] = 0;
+		buf[2] %= 9;
+		buf[5] = 0;
+		buf[4] %= 9;
+		for (j = 0; j < 3; j++)
+			buf[16 + 16 * j + 12] %= 12, buf[16 + 16 * j + 13] = 0;
+		len = 16 + 16 * (unit_rand() % 4);
+		rift_credit_clt_init(&s, clt_map, 8, 2 + unit_rand() % 7);
+		if (unit_rand() & 1)
+			rift_credit_clt_asked(&s);
+		dec = rift_proto_credit_decode(buf, len, 8, &c);
+		if (rift_credit_clt_check(&s, buf, len, &c) != RIFT_CREDIT_OK) {
+			continue;
+		}
+		ok++;
+		CHECK_EQ(dec, 0);
+	}
+	CHECK(ok > 100);
+}
+
 const struct unit_test unit_credit_tests[] = {
 	UNIT(test_credit_floor),
 	UNIT(test_credit_roundtrip),
 	UNIT(test_credit_hostile),
 	UNIT(test_credit_encode_refuses),
 	UNIT(test_credit_random),
+	UNIT(test_credit_clt_cycle),
+	UNIT(test_credit_clt_hostile),
+	UNIT(test_credit_clt_random),
 	{ NULL, NULL }
 };

@@ -633,6 +633,32 @@ static void test_info_chunk_table(void)
 	raw_rsp_base(&r, 8);
 	raw_chunks(&r, 0, 9);
 	CHECK_EQ(parse(raw_end(&r), &out), -EBADMSG);
+	/*
+	 * With CREDITS accepted the table is the initial grant: the floor
+	 * (2) up to the queue depth; without it, fewer entries stay refused.
+	 */
+	raw_rsp_base(&r, 8);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CREDITS);
+	raw_chunks(&r, 0, 2);
+	CHECK_EQ(parse(raw_end(&r), &out), 0);
+	CHECK_EQ(out.nr_chunks, 2);
+	CHECK_EQ(out.queue_depth, 8);
+	raw_rsp_base(&r, 8);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CREDITS);
+	raw_chunks(&r, 0, 1);
+	CHECK_EQ(parse(raw_end(&r), &out), -EBADMSG);
+	raw_rsp_base(&r, 8);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CREDITS);
+	raw_chunks(&r, 0, 9);
+	CHECK_EQ(parse(raw_end(&r), &out), -EBADMSG);
+	raw_rsp_base(&r, 1);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CREDITS);
+	raw_chunks(&r, 0, 1);
+	CHECK_EQ(parse(raw_end(&r), &out), 0);
+	raw_rsp_base(&r, 8);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CANCEL);
+	raw_chunks(&r, 0, 2);
+	CHECK_EQ(parse(raw_end(&r), &out), -EBADMSG);
 	/* A full table, then one index past the protocol maximum. */
 	raw_hdr(&r, RIFT_INFO_RSP, 24);
 	raw_chunks(&r, 0, 1024);
