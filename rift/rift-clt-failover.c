@@ -81,6 +81,7 @@ void rift_clt_fail_inflight(struct rift_clt_con *con)
 		}
 		this_cpu_inc(req->path->stats->failovers);
 		rift_clt_req_release(req);
+		req->chunk_wait = false;
 		rift_clt_req_park(req);
 		park = true;
 	}
@@ -119,7 +120,9 @@ static void rift_clt_failover_work(struct work_struct *work)
 		else
 			err = -ETIMEDOUT;
 		if (!err) {
-			atomic64_inc(&sess->failed_over);
+			/* One that only waited for a chunk never lost a path. */
+			if (!req->chunk_wait)
+				atomic64_inc(&sess->failed_over);
 			continue;
 		}
 		if (err == -ENOTCONN && rift_clt_sess_may_wait(sess) &&
@@ -131,10 +134,14 @@ static void rift_clt_failover_work(struct work_struct *work)
 			continue;
 		}
 		/*
-		 * Out of MRs or memory for a moment, on a path that is up: try
-		 * again shortly rather than fail a request that has time left.
+		 * Out of MRs or memory for a moment, on a path that is up, or
+		 * out of chunks (memory credits: a chunk given back or granted
+		 * kicks this work sooner): try again shortly rather than fail a
+		 * request that has time left.
 		 */
-		if ((err == -EAGAIN || err == -ENOMEM) &&
+		if (err == -ENOBUFS)
+			req->chunk_wait = true;
+		if ((err == -EAGAIN || err == -ENOMEM || err == -ENOBUFS) &&
 		    rift_clt_sess_may_wait(sess) &&
 		    time_before(jiffies, req->deadline)) {
 			rift_clt_req_park(req);
