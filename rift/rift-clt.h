@@ -221,8 +221,9 @@ struct rift_clt_stats {
  *	response and the path's release of its orphans; the fast paths
  *	(take, give back, a response's lookup) are lock-free
  * @chunk_map: chunks in use: by a request on this path, as an orphan, or
- *	by the stale-rkey probe; a bit is set while @chunk_reqs may be
- *	written for it
+ *	by the stale-rkey probe, and (memory credits) chunks not granted,
+ *	reserved so that none is handed out; a bit is set while @chunk_reqs
+ *	may be written for it
  * @chunk_reqs: per chunk, the request that holds it (for an orphan, the
  *	timed-out request whose permit it keeps); NULL when free or held by
  *	the probe.  A response is mapped to its request through this
