@@ -870,6 +870,18 @@ static void test_info_encoder(void)
 	make_rsp_info(&in, 16);
 	in.nr_chunks = 15;
 	CHECK_EQ(rift_info_encode(&in, buf, sizeof(buf)), -EINVAL);
+	/* With memory credits a shorter table is the initial grant... */
+	in.feat_accepted |= RIFT_FEAT_CREDITS;
+	in.nr_chunks = 2;
+	len = rift_info_encode(&in, buf, sizeof(buf));
+	CHECK(len > 0);
+	CHECK_EQ(rift_info_parse(buf, len, 1, &out, got, RIFT_MAX_QUEUE_DEPTH), 0);
+	CHECK_EQ(out.nr_chunks, 2);
+	CHECK_EQ(out.queue_depth, 16);
+	CHECK_EQ(got[1].rkey, 0x1001);
+	/* ...but never below the floor. */
+	in.nr_chunks = 1;
+	CHECK_EQ(rift_info_encode(&in, buf, sizeof(buf)), -EINVAL);
 	make_rsp_info(&in, 16);
 	chunks[3].len = CSIZE - 4096;
 	CHECK_EQ(rift_info_encode(&in, buf, sizeof(buf)), -EINVAL);
