@@ -151,10 +151,15 @@ static void rift_clt_failover_work(struct work_struct *work)
 			continue;
 		}
 		atomic64_inc(&sess->failover_errors);
-		/* As every other request the close finds: reset, not timed out. */
+		/*
+		 * As every other request the close finds: reset, not timed
+		 * out.  No path, or no chunk on one (memory credits), within
+		 * io_timeout_ms, or with io_timeout_ms 0: timed out, the one
+		 * error rift_clt_request() documents for a wait.
+		 */
 		if (READ_ONCE(sess->closing))
 			err = -ECONNRESET;
-		else if (err == -ENOTCONN)
+		else if (err == -ENOTCONN || err == -ENOBUFS)
 			err = -ETIMEDOUT;
 		rift_clt_req_fail_pending(req, err);
 	}

@@ -497,6 +497,13 @@ static int rift_clt_submit(struct rift_clt_sess *sess, enum rift_dir dir,
 		rift_clt_req_park(req);
 		return 0;
 	}
+	/*
+	 * Not waiting (io_timeout_ms 0): no chunk free is a moment's
+	 * shortage, as a busy MR pool is, which the ULP retries (riftblk:
+	 * BLK_STS_RESOURCE), not an error of the request.
+	 */
+	if (err == -ENOBUFS)
+		err = -EAGAIN;
 	return err;
 }
 
@@ -534,7 +541,9 @@ static int rift_clt_submit(struct rift_clt_sess *sess, enum rift_dir dir,
  * -EINVAL for a permit marked for a poll connection the session does not
  * have (rift_permit_set_poll()) or unknown @flags, -ENOTCONN if no path
  * is connected and none can come back (session closing, io_timeout_ms
- * 0), another negative errno if posting failed (the request was not
+ * 0), -EAGAIN if no connected path has a free chunk and the request may
+ * not wait for one (io_timeout_ms 0: try again later, as when out of
+ * MRs), another negative errno if posting failed (the request was not
  * submitted then).
  */
 int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,
