@@ -413,9 +413,10 @@ static u32 rift_clt_credit_revoke(struct rift_clt_path *path, u16 *rel, u32 cap)
  * @buf: payload, synced for the CPU
  * @len: bytes received
  *
- * Checked against the grant (rift_credit_clt_check()); grants are
- * stored (address, key) before their chunks become free to take; a
- * revoke gives back the free chunks it asks for now.
+ * Any CREDIT before the path instance is connected is unsolicited;
+ * later ones are checked against the grant (rift_credit_clt_check());
+ * grants are stored (address, key) before their chunks become free to
+ * take; a revoke gives back the free chunks it asks for now.
  *
  * Return: NULL, or the reason to fail the path with.
  */
@@ -430,8 +431,19 @@ const char *rift_clt_credit_rx(struct rift_clt_path *path, const void *buf, u32 
 
 	spin_lock_irqsave(&path->chunk_lock, flags);
 	n = rift_clt_nr_usable(path);
-	/* Before the instance is ready nothing can have been asked for. */
-	f = n ? rift_credit_clt_check(&path->cr, buf, len, &c) : RIFT_CREDIT_UNSOLICITED;
+	/*
+	 * Before the instance is ready (connected) nothing can have been
+	 * asked for, and nothing could be given back: a revoke accepted
+	 * then would mark chunks given back whose CREDIT_RELs
+	 * rift_clt_credit_send() drops, as it sends only while connected.
+	 * Chunks usable is not enough: they are set before the instance
+	 * goes connected.  Once connected a path never is again, so an
+	 * instance that fails after this check sends nothing, as it should.
+	 */
+	if (!n || rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
+		f = RIFT_CREDIT_UNSOLICITED;
+	else
+		f = rift_credit_clt_check(&path->cr, buf, len, &c);
 	if (f != RIFT_CREDIT_OK) {
 		spin_unlock_irqrestore(&path->chunk_lock, flags);
 		return rift_credit_fault_str(f);
