@@ -103,10 +103,8 @@ int rift_clt_chunks_reset(struct rift_clt_path *path, u32 nr_chunks)
 	/*
 	 * Nothing to clear: the last instance's teardown gave back every
 	 * request's chunk and every orphan.  The one holder that may
-	 * outlive it is the stale-rkey probe, which gives its chunk back
-	 * once its WR completed; clearing its bit here would let a request
-	 * of this instance take the chunk and the probe then free it under
-	 * that request.
+	 * outlive it is the stale-rkey probe, whose chunk
+	 * rift_clt_chunks_set_usable() takes back (see there).
 	 */
 	WRITE_ONCE(path->nr_usable, 0);
 	return 0;
@@ -136,14 +134,14 @@ void rift_clt_chunks_set_usable(struct rift_clt_path *path, u32 queue_depth)
 
 	spin_lock_irqsave(&path->chunk_lock, flags);
 	/*
-	 * The last instance's reservations go: every bit of a chunk it was
-	 * not granted.  A granted chunk's bit can still be held by the
-	 * stale-rkey probe, which gives it back itself (see
-	 * rift_clt_chunks_reset()); no request of this instance runs yet.
+	 * The last instance's reservations go, and so does a chunk the
+	 * stale-rkey probe may still hold: its WR went on a QP that is gone,
+	 * and the new epoch makes its rift_clt_chunk_put_id() a no-op, so it
+	 * can never free a chunk a request of this instance took.  No
+	 * request of this instance runs yet.
 	 */
-	for (id = 0; id < path->chunks_cap; id++)
-		if (!path->cr_granted[id])
-			clear_bit(id, path->chunk_map);
+	path->chunk_epoch++;
+	bitmap_zero(path->chunk_map, path->chunks_cap);
 	memset(path->cr_granted, 0, path->chunks_cap);
 	rift_credit_clt_init(&path->cr, path->cr_granted, path->nr_chunks,
 			     path->cr_initial);
@@ -291,20 +289,30 @@ int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req)
  * rift_clt_chunk_get_id() - take one given chunk, for no request
  * @path: connected path
  * @id: chunk
+ * @epoch: set to the path instance's chunk epoch, for
+ *	rift_clt_chunk_put_id()
  *
  * For the stale-rkey probe, which writes into a chunk no request may use
  * meanwhile.  A response naming the chunk finds no request and fails the
- * path.
+ * path.  Under the chunk lock, so that the chunk and @epoch belong to the
+ * same instance (rift_clt_chunks_set_usable() changes both under it).
  *
  * Return: true if @id was free and is taken now.
  */
-bool rift_clt_chunk_get_id(struct rift_clt_path *path, u32 id)
+bool rift_clt_chunk_get_id(struct rift_clt_path *path, u32 id, u32 *epoch)
 {
-	if (id >= rift_clt_nr_usable(path) || !rift_clt_chunk_try(path, id))
-		return false;
-	if (READ_ONCE(path->credits))
-		atomic_inc(&path->cr_in_use);
-	return true;
+	unsigned long flags;
+	bool taken;
+
+	spin_lock_irqsave(&path->chunk_lock, flags);
+	taken = id < rift_clt_nr_usable(path) && rift_clt_chunk_try(path, id);
+	if (taken) {
+		*epoch = path->chunk_epoch;
+		if (path->credits)
+			atomic_inc(&path->cr_in_use);
+	}
+	spin_unlock_irqrestore(&path->chunk_lock, flags);
+	return taken;
 }
 
 /*
@@ -334,27 +342,9 @@ static void rift_clt_credit_give_back(struct rift_clt_path *path, u32 id)
 	}
 }
 
-/**
- * rift_clt_chunk_put() - give a chunk back
- * @path: its path
- * @id: chunk taken by rift_clt_chunk_get() or rift_clt_chunk_get_id()
- *
- * With memory credits, a pending revoke takes the chunk back to the
- * server instead, and requests waiting for a chunk are woken.
- */
-void rift_clt_chunk_put(struct rift_clt_path *path, u32 id)
+/* A chunk was given back: a revoke may take it, waiting requests may. */
+static void rift_clt_chunk_freed(struct rift_clt_path *path, u32 id)
 {
-	WRITE_ONCE(path->chunk_reqs[id], NULL);
-	/*
-	 * Not granted: only the stale-rkey probe, holding a chunk of an
-	 * instance that is gone, can put one; its bit stays a reservation.
-	 */
-	if (unlikely(!READ_ONCE(path->cr_granted[id])))
-		return;
-	clear_bit_unlock(id, path->chunk_map);
-	if (!READ_ONCE(path->credits))
-		return;
-	atomic_dec(&path->cr_in_use);
 	/*
 	 * Pairs with the barrier of a revoke between its owed count and its
 	 * scan: either it saw this chunk free, or this sees the debt.
@@ -364,6 +354,61 @@ void rift_clt_chunk_put(struct rift_clt_path *path, u32 id)
 		rift_clt_credit_give_back(path, id);
 	if (READ_ONCE(path->sess->nr_pending))
 		rift_clt_sess_kick_failover(path->sess);
+}
+
+/**
+ * rift_clt_chunk_put() - give a chunk back
+ * @path: its path
+ * @id: chunk taken by rift_clt_chunk_get(), of the path instance that is
+ *	current (its requests and orphans are all given back before the next
+ *	instance's rift_clt_chunks_set_usable())
+ *
+ * With memory credits, a pending revoke takes the chunk back to the
+ * server instead, and requests waiting for a chunk are woken.  The chunk
+ * is granted: a request can only take a granted one, and a revoke gives
+ * back none in use, so nothing here reads the grant, which
+ * rift_clt_chunks_set_usable() rewrites under the chunk lock.
+ */
+void rift_clt_chunk_put(struct rift_clt_path *path, u32 id)
+{
+	WRITE_ONCE(path->chunk_reqs[id], NULL);
+	clear_bit_unlock(id, path->chunk_map);
+	if (!READ_ONCE(path->credits))
+		return;
+	atomic_dec(&path->cr_in_use);
+	rift_clt_chunk_freed(path, id);
+}
+
+/**
+ * rift_clt_chunk_put_id() - give back a chunk rift_clt_chunk_get_id() took
+ * @path: its path
+ * @id: the chunk
+ * @epoch: the epoch rift_clt_chunk_get_id() returned
+ *
+ * The stale-rkey probe may give its chunk back after the path instance it
+ * took it from is gone and the next one's rift_clt_chunks_set_usable()
+ * ran: that one took the chunk back already and a request of the new
+ * instance may hold it now, so a put of an older epoch does nothing.
+ * Checked and cleared under the chunk lock, which orders it against
+ * rift_clt_chunks_set_usable().
+ */
+void rift_clt_chunk_put_id(struct rift_clt_path *path, u32 id, u32 epoch)
+{
+	unsigned long flags;
+	bool credits;
+
+	spin_lock_irqsave(&path->chunk_lock, flags);
+	if (epoch != path->chunk_epoch) {
+		spin_unlock_irqrestore(&path->chunk_lock, flags);
+		return;
+	}
+	clear_bit_unlock(id, path->chunk_map);
+	credits = path->credits;
+	if (credits)
+		atomic_dec(&path->cr_in_use);
+	spin_unlock_irqrestore(&path->chunk_lock, flags);
+	if (credits)
+		rift_clt_chunk_freed(path, id);
 }
 
 /**

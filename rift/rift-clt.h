@@ -217,9 +217,13 @@ struct rift_clt_stats {
  *	session queue depth), set when the path adopts the session's limits
  * @chunk_hint: where a permit's preferred chunk starts; see
  *	rift_clt_chunk_get()
+ * @chunk_epoch: bumped under @chunk_lock by every instance's
+ *	rift_clt_chunks_set_usable(); the stale-rkey probe's chunk is given
+ *	back only in the epoch it was taken in
  * @chunk_lock: orders a timeout's orphaning of a chunk against its late
- *	response and the path's release of its orphans; the fast paths
- *	(take, give back, a response's lookup) are lock-free
+ *	response and the path's release of its orphans, the stale-rkey
+ *	probe's chunk against the next instance; the fast paths (take, give
+ *	back, a response's lookup) are lock-free
  * @chunk_map: chunks in use: by a request on this path, as an orphan, or
  *	by the stale-rkey probe, and (memory credits) chunks not granted,
  *	reserved so that none is handed out; a bit is set while @chunk_reqs
@@ -293,6 +297,7 @@ struct rift_clt_path {
 	u32				chunks_cap;
 	u32				nr_usable;
 	u32				chunk_hint;
+	u32				chunk_epoch;
 	spinlock_t			chunk_lock;	/* see above */
 	unsigned long			*chunk_map;
 	struct rift_clt_req		**chunk_reqs;
@@ -671,8 +676,9 @@ int rift_clt_chunks_reset(struct rift_clt_path *path, u32 nr_chunks);
 void rift_clt_chunks_free(struct rift_clt_path *path);
 void rift_clt_chunks_set_usable(struct rift_clt_path *path, u32 queue_depth);
 int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req);
-bool rift_clt_chunk_get_id(struct rift_clt_path *path, u32 id);
+bool rift_clt_chunk_get_id(struct rift_clt_path *path, u32 id, u32 *epoch);
 void rift_clt_chunk_put(struct rift_clt_path *path, u32 id);
+void rift_clt_chunk_put_id(struct rift_clt_path *path, u32 id, u32 epoch);
 struct rift_clt_req *rift_clt_chunk_req(struct rift_clt_path *path, u32 id);
 bool rift_clt_chunk_orphan(struct rift_clt_path *path, struct rift_clt_req *req);
 struct rift_clt_req *rift_clt_chunk_unorphan(struct rift_clt_path *path, u32 id);
