@@ -485,7 +485,7 @@ static int rift_clt_submit(struct rift_clt_sess *sess, enum rift_dir dir,
 	req->sg_cnt = sg_cnt;
 	req->data_len = data_len;
 	req->has_deadline = false;
-	req->chunk_wait = false;
+	req->lost_path = false;
 	req->start = jiffies;
 	err = rift_clt_req_post(req, more);
 	/*
@@ -493,7 +493,7 @@ static int rift_clt_submit(struct rift_clt_sess *sess, enum rift_dir dir,
 	 * io_timeout_ms, for the failover work to post it.
 	 */
 	if ((err == -ENOTCONN || err == -ENOBUFS) && rift_clt_sess_may_wait(sess)) {
-		req->chunk_wait = err == -ENOBUFS;
+		req->lost_path = err == -ENOTCONN;
 		rift_clt_req_park(req);
 		return 0;
 	}

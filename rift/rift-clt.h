@@ -397,7 +397,9 @@ enum rift_clt_mp_policy {
  *	for the ULP, one while the chunk of a timed-out request is orphaned
  * @deadline: jiffies after which a PENDING request fails
  * @has_deadline: @deadline is set (the request lost a path or found none)
- * @chunk_wait: it waits for a chunk (memory credits), not for a path
+ * @lost_path: it lost its path or found none connected since it was last
+ *	posted, so @failover_work's post of it counts in the session's
+ *	failed_over; not set by a wait for a chunk (memory credits) alone
  * @path: path carrying it
  * @con: connection carrying it
  * @dir: direction
@@ -438,7 +440,7 @@ struct rift_clt_req {
 	atomic_t			holds;
 	unsigned long			deadline;
 	bool				has_deadline;
-	bool				chunk_wait;
+	bool				lost_path;
 	struct rift_clt_path		*path;
 	struct rift_clt_con		*con;
 	enum rift_dir			dir;
