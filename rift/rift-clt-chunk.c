@@ -144,7 +144,7 @@ void rift_clt_chunks_set_usable(struct rift_clt_path *path, u32 queue_depth)
 	bitmap_zero(path->chunk_map, path->chunks_cap);
 	memset(path->cr_granted, 0, path->chunks_cap);
 	rift_credit_clt_init(&path->cr, path->cr_granted, path->nr_chunks,
-			     path->cr_initial);
+			     path->cr_initial, path->chunk_size);
 	for (id = 0; id < n; id++)
 		if (!path->cr_granted[id])
 			set_bit(id, path->chunk_map);

@@ -1111,16 +1111,18 @@ EXPORT_SYMBOL_GPL(rift_credit_fault_str);
  * @granted: @queue_depth bytes of storage the state keeps using
  * @queue_depth: the instance's chunk id space
  * @initial: entries of INFO_RSP's chunk table: chunks 0..@initial-1
+ * @chunk_size: the instance's CHUNK_SIZE (a grant's length)
  *
  * Without %RIFT_FEAT_CREDITS @initial is @queue_depth: every chunk is
  * granted and no CREDIT is ever valid, since none is solicited.
  */
 void rift_credit_clt_init(struct rift_credit_clt *s, u8 *granted, u16 queue_depth,
-			  u16 initial)
+			  u16 initial, u32 chunk_size)
 {
 	memset(s, 0, sizeof(*s));
 	s->granted = granted;
 	s->queue_depth = queue_depth;
+	s->chunk_size = chunk_size;
 	if (initial > queue_depth)
 		initial = queue_depth;
 	memset(granted, 0, queue_depth);
@@ -1178,6 +1180,13 @@ enum rift_credit_fault rift_credit_clt_check(const struct rift_credit_clt *s,
 		return RIFT_CREDIT_MALFORMED;
 	if (!(c->flags & RIFT_CREDIT_F_REVOKE) && c->keep)
 		return RIFT_CREDIT_MALFORMED;
+	/* A grant is a chunk table entry: the table's rule (rift_chunk_ok()). */
+	for (i = 0; i < c->nr_grant; i++) {
+		u64 end;
+
+		if (check_add_overflow(c->grant[i].addr, (u64)s->chunk_size, &end))
+			return RIFT_CREDIT_MALFORMED;
+	}
 	for (i = 0; i < c->nr_grant; i++) {
 		if (c->grant[i].chunk >= s->queue_depth)
 			return RIFT_CREDIT_UNKNOWN_CHUNK;

@@ -708,7 +708,7 @@ struct rift_credit {
  * @RIFT_CREDIT_OK: none: the message is valid in the path's state
  * @RIFT_CREDIT_MALFORMED: short, too many grants, unknown flag bits, MORE
  *	without ANSWER, a revoke that grants, answers or asks nothing back,
- *	or keep without a revoke
+ *	keep without a revoke, or a grant whose addr + CHUNK_SIZE wraps
  * @RIFT_CREDIT_UNKNOWN_CHUNK: a grant beyond the path's id space
  * @RIFT_CREDIT_TWICE: a grant of a chunk the client holds already, or
  *	twice in the message
@@ -733,6 +733,8 @@ enum rift_credit_fault {
  * @granted: per chunk id, 1 while the chunk is granted to the client and
  *	not given back; @queue_depth entries, the caller's storage
  * @queue_depth: the instance's chunk id space
+ * @chunk_size: CHUNK_SIZE of the instance: a grant's addr + @chunk_size
+ *	must not wrap 64 bits, as for a chunk table entry
  * @nr_granted: entries of @granted set
  * @keep: while @revoking, how many chunks the client may keep
  * @answer_msgs: messages of the answer under way received so far
@@ -745,6 +747,7 @@ enum rift_credit_fault {
 struct rift_credit_clt {
 	u8	*granted;
 	u16	queue_depth;
+	u32	chunk_size;
 	u16	nr_granted;
 	u16	keep;
 	u8	answer_msgs;
@@ -849,7 +852,7 @@ int rift_proto_credit_decode(const void *buf, size_t len, u16 queue_depth,
 			     struct rift_credit *c);
 const char *rift_credit_fault_str(enum rift_credit_fault f);
 void rift_credit_clt_init(struct rift_credit_clt *s, u8 *granted, u16 queue_depth,
-			  u16 initial);
+			  u16 initial, u32 chunk_size);
 enum rift_credit_fault rift_credit_clt_check(const struct rift_credit_clt *s,
 					     const void *buf, size_t len,
 					     struct rift_credit *c);

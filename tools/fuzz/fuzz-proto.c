@@ -312,12 +312,16 @@ static void fuzz_credit_clt(const u8 *data, size_t size, u16 qd)
 	if (!qd || qd > RIFT_MAX_QUEUE_DEPTH)
 		return;
 	initial = floor + (data[0] ^ data[1]) % (qd - floor + 1);
-	rift_credit_clt_init(&st, granted, qd, initial);
+	/* CHUNK_SIZE small or the largest, so that grants near the top wrap. */
+	rift_credit_clt_init(&st, granted, qd, initial,
+			     data[0] & 2 ? RIFT_CHUNK_SIZE_MAX : RIFT_CHUNK_SIZE_MIN);
 	if (data[0] & 1)
 		rift_credit_clt_asked(&st);
 	if (rift_credit_clt_check(&st, data + 2, size - 2, &c) != RIFT_CREDIT_OK)
 		return;
 	FUZZ_ASSERT(!rift_proto_credit_decode(data + 2, size - 2, qd, &d));
+	for (i = 0; i < c.nr_grant; i++)
+		FUZZ_ASSERT(c.grant[i].addr <= ~0ULL - st.chunk_size);
 	rift_credit_clt_apply(&st, &c);
 	for (i = 0; i < qd; i++)
 		n += granted[i];

@@ -8,6 +8,7 @@
 #include "unit.h"
 
 #define QD	128
+#define CHUNK	(132U << 10)
 
 /* Raw writers, independent of the encoder under test. */
 static void mk_hdr(u8 *p, u8 nr_grant, u8 flags, u16 keep, u16 granted)
@@ -232,7 +233,7 @@ static u8 clt_map[QD];
 
 static void clt_setup(struct rift_credit_clt *s, u16 initial)
 {
-	rift_credit_clt_init(s, clt_map, QD, initial);
+	rift_credit_clt_init(s, clt_map, QD, initial, CHUNK);
 }
 
 static enum rift_credit_fault clt_rx(struct rift_credit_clt *s, const u8 *buf, size_t len)
@@ -410,6 +411,45 @@ static void test_credit_clt_hostile(void)
 }
 
 /*
+ * A grant whose addr + CHUNK_SIZE wraps 64 bits is refused as a chunk
+ * table entry is (rift_chunk_ok()): "malformed credit", checked before
+ * the id, so even for an unknown chunk; the last address that fits is
+ * fine.
+ */
+static void test_credit_clt_wrap(void)
+{
+	struct rift_credit_clt s;
+	u8 buf[64];
+
+	clt_setup(&s, 2);
+	rift_credit_clt_asked(&s);
+	mk_hdr(buf, 1, RIFT_CREDIT_F_ANSWER, 0, 3);
+	mk_grant(buf + 16, ~0ULL - CHUNK + 2, 1, 2);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_MALFORMED);
+	mk_grant(buf + 16, ~0ULL, 1, QD);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_MALFORMED);
+	/* One bad entry of three refuses the whole message. */
+	mk_hdr(buf, 3, RIFT_CREDIT_F_ANSWER, 0, 5);
+	mk_grant(buf + 16, 0x1000, 1, 2);
+	mk_grant(buf + 32, 0x2000, 1, 3);
+	mk_grant(buf + 48, ~0ULL - CHUNK / 2, 1, 4);
+	CHECK_EQ(clt_rx(&s, buf, 64), RIFT_CREDIT_MALFORMED);
+	CHECK_EQ(s.nr_granted, 2);
+	CHECK_EQ(clt_map[2], 0);
+	CHECK(s.req_out);
+	/* Ends exactly at 2^64 - 1: no wrap. */
+	mk_hdr(buf, 1, RIFT_CREDIT_F_ANSWER, 0, 3);
+	mk_grant(buf + 16, ~0ULL - CHUNK, 1, 2);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_OK);
+	CHECK_EQ(s.nr_granted, 3);
+	CHECK_EQ(clt_map[2], 1);
+	/* The size is the instance's: a larger chunk wraps sooner. */
+	rift_credit_clt_init(&s, clt_map, QD, 2, 2 * CHUNK);
+	rift_credit_clt_asked(&s);
+	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_MALFORMED);
+}
+
+/*
  * Whatever the codec refuses, the client refuses too (a server cannot get
  * past the state machine with what the wire format forbids), and what the
  * client accepts in a fresh state decodes.
@@ -435,7 +475,7 @@ static void test_credit_clt_random(void)
 		for (j = 0; j < 3; j++)
 			buf[16 + 16 * j + 12] %= 12, buf[16 + 16 * j + 13] = 0;
 		len = 16 + 16 * (unit_rand() % 4);
-		rift_credit_clt_init(&s, clt_map, 8, 2 + unit_rand() % 7);
+		rift_credit_clt_init(&s, clt_map, 8, 2 + unit_rand() % 7, CHUNK);
 		if (unit_rand() & 1)
 			rift_credit_clt_asked(&s);
 		dec = rift_proto_credit_decode(buf, len, 8, &c);
@@ -456,6 +496,7 @@ const struct unit_test unit_credit_tests[] = {
 	UNIT(test_credit_random),
 	UNIT(test_credit_clt_cycle),
 	UNIT(test_credit_clt_hostile),
+	UNIT(test_credit_clt_wrap),
 	UNIT(test_credit_clt_random),
 	{ NULL, NULL }
 };
