@@ -144,7 +144,7 @@ void rift_clt_chunks_set_usable(struct rift_clt_path *path, u32 queue_depth)
 	bitmap_zero(path->chunk_map, path->chunks_cap);
 	memset(path->cr_granted, 0, path->chunks_cap);
 	rift_credit_clt_init(&path->cr, path->cr_granted, path->nr_chunks,
-			     path->cr_initial, path->chunk_size);
+			     path->cr_initial, path->chunk_size, n);
 	for (id = 0; id < n; id++)
 		if (!path->cr_granted[id])
 			set_bit(id, path->chunk_map);
@@ -207,7 +207,7 @@ static void rift_clt_credit_ask(struct rift_clt_path *path, bool starved)
 
 	/* Lock-free first: most requests find nothing to ask for. */
 	if (READ_ONCE(path->cr.req_out) ||
-	    READ_ONCE(path->cr.nr_granted) >= path->cr.queue_depth ||
+	    READ_ONCE(path->cr.nr_granted) >= READ_ONCE(path->cr.usable) ||
 	    (!starved && 4 * in_use < 3 * (u32)READ_ONCE(path->cr.nr_granted)))
 		return;
 	spin_lock_irqsave(&path->chunk_lock, flags);

@@ -1112,17 +1112,21 @@ EXPORT_SYMBOL_GPL(rift_credit_fault_str);
  * @queue_depth: the instance's chunk id space
  * @initial: entries of INFO_RSP's chunk table: chunks 0..@initial-1
  * @chunk_size: the instance's CHUNK_SIZE (a grant's length)
+ * @usable: chunks 0..@usable-1 are what the client's requests can use
+ *	(its own queue depth may be below the server's); more is never
+ *	asked for.  0 or above @queue_depth: @queue_depth
  *
  * Without %RIFT_FEAT_CREDITS @initial is @queue_depth: every chunk is
  * granted and no CREDIT is ever valid, since none is solicited.
  */
 void rift_credit_clt_init(struct rift_credit_clt *s, u8 *granted, u16 queue_depth,
-			  u16 initial, u32 chunk_size)
+			  u16 initial, u32 chunk_size, u16 usable)
 {
 	memset(s, 0, sizeof(*s));
 	s->granted = granted;
 	s->queue_depth = queue_depth;
 	s->chunk_size = chunk_size;
+	s->usable = usable && usable <= queue_depth ? usable : queue_depth;
 	if (initial > queue_depth)
 		initial = queue_depth;
 	memset(granted, 0, queue_depth);
@@ -1292,15 +1296,15 @@ EXPORT_SYMBOL_GPL(rift_credit_clt_give_back);
  * @starved: a request found no free granted chunk
  *
  * When starved, or when three quarters of the grant are in use, unless a
- * request is outstanding already, a revoke is pending or the whole id
- * space is granted.
+ * request is outstanding already, a revoke is pending or as many chunks
+ * as the client can use (the id space, or less) are granted.
  *
  * Return: whether to send one (see rift_credit_clt_want()).
  */
 bool rift_credit_clt_should_ask(const struct rift_credit_clt *s, u32 in_use,
 				bool starved)
 {
-	if (s->req_out || s->revoking || s->nr_granted >= s->queue_depth)
+	if (s->req_out || s->revoking || s->nr_granted >= s->usable)
 		return false;
 	return starved || 4 * in_use >= 3 * (u32)s->nr_granted;
 }
@@ -1313,9 +1317,10 @@ EXPORT_SYMBOL_GPL(rift_credit_clt_should_ask);
  * @waiting: requests waiting for a chunk, the one asking included
  *
  * Twice the grant, or what is in use and waiting if that is more, within
- * the id space: a busy path doubles per answer (at most 12 more chunks).
+ * the chunks the client can use: a busy path doubles per answer (at most
+ * 12 more chunks).
  *
- * Return: 1..queue depth.
+ * Return: 1..the chunks the client can use (at most the queue depth).
  */
 u16 rift_credit_clt_want(const struct rift_credit_clt *s, u32 in_use, u32 waiting)
 {
@@ -1323,8 +1328,8 @@ u16 rift_credit_clt_want(const struct rift_credit_clt *s, u32 in_use, u32 waitin
 
 	if (in_use + waiting > want)
 		want = in_use + waiting;
-	if (want > s->queue_depth)
-		want = s->queue_depth;
+	if (want > s->usable)
+		want = s->usable;
 	return want ? want : 1;
 }
 EXPORT_SYMBOL_GPL(rift_credit_clt_want);

@@ -735,6 +735,8 @@ enum rift_credit_fault {
  * @queue_depth: the instance's chunk id space
  * @chunk_size: CHUNK_SIZE of the instance: a grant's addr + @chunk_size
  *	must not wrap 64 bits, as for a chunk table entry
+ * @usable: chunks the client's requests can use (ids below it), at most
+ *	@queue_depth: a CREDIT_REQ never asks for more
  * @nr_granted: entries of @granted set
  * @keep: while @revoking, how many chunks the client may keep
  * @answer_msgs: messages of the answer under way received so far
@@ -748,6 +750,7 @@ struct rift_credit_clt {
 	u8	*granted;
 	u16	queue_depth;
 	u32	chunk_size;
+	u16	usable;
 	u16	nr_granted;
 	u16	keep;
 	u8	answer_msgs;
@@ -852,7 +855,7 @@ int rift_proto_credit_decode(const void *buf, size_t len, u16 queue_depth,
 			     struct rift_credit *c);
 const char *rift_credit_fault_str(enum rift_credit_fault f);
 void rift_credit_clt_init(struct rift_credit_clt *s, u8 *granted, u16 queue_depth,
-			  u16 initial, u32 chunk_size);
+			  u16 initial, u32 chunk_size, u16 usable);
 enum rift_credit_fault rift_credit_clt_check(const struct rift_credit_clt *s,
 					     const void *buf, size_t len,
 					     struct rift_credit *c);

@@ -314,7 +314,8 @@ static void fuzz_credit_clt(const u8 *data, size_t size, u16 qd)
 	initial = floor + (data[0] ^ data[1]) % (qd - floor + 1);
 	/* CHUNK_SIZE small or the largest, so that grants near the top wrap. */
 	rift_credit_clt_init(&st, granted, qd, initial,
-			     data[0] & 2 ? RIFT_CHUNK_SIZE_MAX : RIFT_CHUNK_SIZE_MIN);
+			     data[0] & 2 ? RIFT_CHUNK_SIZE_MAX : RIFT_CHUNK_SIZE_MIN,
+			     1 + data[1] % qd);
 	if (data[0] & 1)
 		rift_credit_clt_asked(&st);
 	if (rift_credit_clt_check(&st, data + 2, size - 2, &c) != RIFT_CREDIT_OK)

@@ -233,7 +233,7 @@ static u8 clt_map[QD];
 
 static void clt_setup(struct rift_credit_clt *s, u16 initial)
 {
-	rift_credit_clt_init(s, clt_map, QD, initial, CHUNK);
+	rift_credit_clt_init(s, clt_map, QD, initial, CHUNK, QD);
 }
 
 static enum rift_credit_fault clt_rx(struct rift_credit_clt *s, const u8 *buf, size_t len)
@@ -411,6 +411,40 @@ static void test_credit_clt_hostile(void)
 }
 
 /*
+ * A server whose queue depth exceeds the session's: the client asks for
+ * no more than the chunks its requests can use (ids below the session's
+ * queue depth), and stops asking once it holds that many.
+ */
+static void test_credit_clt_usable(void)
+{
+	struct rift_credit_clt s;
+	u8 buf[64];
+	unsigned int i;
+
+	rift_credit_clt_init(&s, clt_map, QD, 2, CHUNK, 5);
+	CHECK_EQ(s.usable, 5);
+	CHECK_EQ(rift_credit_clt_want(&s, 2, 1), 4);
+	CHECK_EQ(rift_credit_clt_want(&s, 2, 9), 5);
+	CHECK_EQ(rift_credit_clt_want(&s, 2, 1000), 5);
+	CHECK(rift_credit_clt_should_ask(&s, 2, false));
+	rift_credit_clt_asked(&s);
+	mk_hdr(buf, 3, RIFT_CREDIT_F_ANSWER, 0, 5);
+	for (i = 0; i < 3; i++)
+		mk_grant(buf + 16 + 16 * i, 0x1000 * i, i, 2 + i);
+	CHECK_EQ(clt_rx(&s, buf, 64), RIFT_CREDIT_OK);
+	/* All it can use is granted: never again, starved or full. */
+	CHECK(!rift_credit_clt_should_ask(&s, 5, true));
+	CHECK(!rift_credit_clt_should_ask(&s, 5, false));
+	CHECK_EQ(rift_credit_clt_want(&s, 5, 3), 5);
+	/* 0, or more than the id space, means the id space. */
+	rift_credit_clt_init(&s, clt_map, QD, 2, CHUNK, 0);
+	CHECK_EQ(s.usable, QD);
+	rift_credit_clt_init(&s, clt_map, 8, 2, CHUNK, 9);
+	CHECK_EQ(s.usable, 8);
+	CHECK_EQ(rift_credit_clt_want(&s, 2, 1000), 8);
+}
+
+/*
  * A grant whose addr + CHUNK_SIZE wraps 64 bits is refused as a chunk
  * table entry is (rift_chunk_ok()): "malformed credit", checked before
  * the id, so even for an unknown chunk; the last address that fits is
@@ -444,7 +478,7 @@ static void test_credit_clt_wrap(void)
 	CHECK_EQ(s.nr_granted, 3);
 	CHECK_EQ(clt_map[2], 1);
 	/* The size is the instance's: a larger chunk wraps sooner. */
-	rift_credit_clt_init(&s, clt_map, QD, 2, 2 * CHUNK);
+	rift_credit_clt_init(&s, clt_map, QD, 2, 2 * CHUNK, QD);
 	rift_credit_clt_asked(&s);
 	CHECK_EQ(clt_rx(&s, buf, 32), RIFT_CREDIT_MALFORMED);
 }
@@ -475,7 +509,8 @@ static void test_credit_clt_random(void)
 		for (j = 0; j < 3; j++)
 			buf[16 + 16 * j + 12] %= 12, buf[16 + 16 * j + 13] = 0;
 		len = 16 + 16 * (unit_rand() % 4);
-		rift_credit_clt_init(&s, clt_map, 8, 2 + unit_rand() % 7, CHUNK);
+		rift_credit_clt_init(&s, clt_map, 8, 2 + unit_rand() % 7, CHUNK,
+				     unit_rand() % 10);
 		if (unit_rand() & 1)
 			rift_credit_clt_asked(&s);
 		dec = rift_proto_credit_decode(buf, len, 8, &c);
@@ -497,6 +532,7 @@ const struct unit_test unit_credit_tests[] = {
 	UNIT(test_credit_clt_cycle),
 	UNIT(test_credit_clt_hostile),
 	UNIT(test_credit_clt_wrap),
+	UNIT(test_credit_clt_usable),
 	UNIT(test_credit_clt_random),
 	{ NULL, NULL }
 };
