@@ -45,6 +45,15 @@ void rift_srv_credit_init(struct rift_srv_path *path)
 {
 	spin_lock_init(&path->cr_lock);
 	INIT_DELAYED_WORK(&path->credit_work, rift_srv_credit_work);
+	/*
+	 * As if the last answer were an interval ago: the first CREDIT_REQ
+	 * is answered at once.  Not 0: jiffies starts 5 minutes before it
+	 * wraps (INITIAL_JIFFIES), so during the first minutes of uptime
+	 * (or, with a 32-bit jiffies, in every other half of its range)
+	 * 0 + the interval lies in the future, and the first answer would
+	 * wait for the wrap.
+	 */
+	path->cr_last = jiffies - msecs_to_jiffies(RIFT_SRV_CREDIT_INTERVAL_MS);
 }
 
 /**
