@@ -22,7 +22,20 @@
  * (rift_proto_con_rsp_decode()), and live as long as the path: a
  * completion of a new instance's connections can then never see them
  * freed, whatever a hostile server sends before the instance is ready.
- * This file calls into no other.
+ *
+ * Memory credits (RIFT_FEAT_CREDITS): the server grants a path instance
+ * some of its chunk ids (INFO_RSP's table, then CREDIT answers) and may
+ * ask some back (a revoke).  A chunk not granted is kept taken in
+ * chunk_map (reserved), so the allocator above never hands it out; a
+ * grant clears its bit, a chunk given back keeps it set.  The grant's
+ * state machine is the codec's (rift_credit_clt_*(), unit-tested), kept
+ * under chunk_lock; CREDIT_REQ and CREDIT_REL go out from here, on
+ * connection 0, only while the path is connected (its close work waits
+ * for the RCU section they are sent in).  Without the feature every
+ * chunk is granted and none of this sends anything.
+ *
+ * This file calls into the path state (to fail a path) and the failover
+ * queue (to wake requests waiting for a chunk) only.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -47,8 +60,9 @@ int rift_clt_chunks_alloc(struct rift_clt_path *path)
 	path->orphans = bitmap_zalloc(cap, GFP_KERNEL);
 	path->chunk_reqs = kcalloc(cap, sizeof(*path->chunk_reqs), GFP_KERNEL);
 	path->chunk_gens = kcalloc(cap, sizeof(*path->chunk_gens), GFP_KERNEL);
+	path->cr_granted = kzalloc(cap, GFP_KERNEL);
 	if (!path->chunk_map || !path->orphans || !path->chunk_reqs ||
-	    !path->chunk_gens)
+	    !path->chunk_gens || !path->cr_granted)
 		return -ENOMEM;
 	path->chunks_cap = cap;
 	return 0;
@@ -64,6 +78,7 @@ void rift_clt_chunks_free(struct rift_clt_path *path)
 	bitmap_free(path->orphans);
 	kfree(path->chunk_reqs);
 	kfree(path->chunk_gens);
+	kfree(path->cr_granted);
 	path->chunks_cap = 0;
 }
 
@@ -88,10 +103,8 @@ int rift_clt_chunks_reset(struct rift_clt_path *path, u32 nr_chunks)
 	/*
 	 * Nothing to clear: the last instance's teardown gave back every
 	 * request's chunk and every orphan.  The one holder that may
-	 * outlive it is the stale-rkey probe, which gives its chunk back
-	 * once its WR completed; clearing its bit here would let a request
-	 * of this instance take the chunk and the probe then free it under
-	 * that request.
+	 * outlive it is the stale-rkey probe, whose chunk
+	 * rift_clt_chunks_set_usable() takes back (see there).
 	 */
 	WRITE_ONCE(path->nr_usable, 0);
 	return 0;
@@ -104,17 +117,40 @@ int rift_clt_chunks_reset(struct rift_clt_path *path, u32 nr_chunks)
  *
  * Every permit prefers one chunk, the permits spread over the chunks
  * one to one, starting at an offset that moves with every path instance.
- * With a chunk per permit, as today's servers grant, a request thus
- * always finds its preferred chunk free (chunks in use never outnumber
- * the permits held, an orphan's included), so taking one costs a single
- * atomic bit operation; and the offset makes chunk ids and permit ids
- * differ on almost every instance, so that nothing can quietly rely on
- * them being equal.
+ * With a chunk per permit, as servers without memory credits grant, a
+ * request thus always finds its preferred chunk free (chunks in use
+ * never outnumber the permits held, an orphan's included), so taking one
+ * costs a single atomic bit operation; and the offset makes chunk ids and
+ * permit ids differ on almost every instance, so that nothing can quietly
+ * rely on them being equal.
+ *
+ * The grant starts as the INFO_RSP's table (@path->cr_initial chunks):
+ * the chunks beyond it are reserved until granted.
  */
 void rift_clt_chunks_set_usable(struct rift_clt_path *path, u32 queue_depth)
 {
-	u32 n = min(path->nr_chunks, queue_depth);
+	u32 n = min(path->nr_chunks, queue_depth), id;
+	unsigned long flags;
 
+	spin_lock_irqsave(&path->chunk_lock, flags);
+	/*
+	 * The last instance's reservations go, and so does a chunk the
+	 * stale-rkey probe may still hold: its WR went on a QP that is gone,
+	 * and the new epoch makes its rift_clt_chunk_put_id() a no-op, so it
+	 * can never free a chunk a request of this instance took.  No
+	 * request of this instance runs yet.
+	 */
+	path->chunk_epoch++;
+	bitmap_zero(path->chunk_map, path->chunks_cap);
+	memset(path->cr_granted, 0, path->chunks_cap);
+	rift_credit_clt_init(&path->cr, path->cr_granted, path->nr_chunks,
+			     path->cr_initial, path->chunk_size, n);
+	for (id = 0; id < n; id++)
+		if (!path->cr_granted[id])
+			set_bit(id, path->chunk_map);
+	WRITE_ONCE(path->cr_owed, 0);
+	atomic_set(&path->cr_in_use, 0);
+	spin_unlock_irqrestore(&path->chunk_lock, flags);
 	path->chunk_hint = n ? path->reconnect_gen % n : 0;
 	/*
 	 * Published last: a completion that sees the count sees the chunk
@@ -129,6 +165,79 @@ static bool rift_clt_chunk_try(struct rift_clt_path *path, u32 id)
 	return !test_and_set_bit_lock(id, path->chunk_map);
 }
 
+/* The completion handler of CREDIT_REQ and CREDIT_REL sends. */
+static void rift_clt_credit_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_con *c = wc->qp->qp_context;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		rift_clt_path_fail(container_of(c, struct rift_clt_con, c)->path,
+				   "%s", ib_wc_status_msg(wc->status));
+}
+
+static struct ib_cqe rift_clt_credit_cqe = {
+	.done = rift_clt_credit_tx_done,
+};
+
+/*
+ * Send a credit message on connection 0, if the path is connected: its
+ * close work waits for this RCU section before it drains the QP.  A
+ * message a dying instance cannot send is moot: its grant dies with it.
+ */
+static void rift_clt_credit_send(struct rift_clt_path *path, const struct rift_imm *imm)
+{
+	rcu_read_lock();
+	if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED &&
+	    rift_con_send_imm(&path->cons[RIFT_CLT_CON_CTL].c, &rift_clt_credit_cqe, imm))
+		rift_clt_path_fail(path, "cannot send a credit message");
+	rcu_read_unlock();
+}
+
+/*
+ * Ask for more chunks (CREDIT_REQ) if the grant's rules say so: when a
+ * request found none free (@starved), or when three quarters of the grant
+ * are in use; never with one outstanding or a revoke pending.
+ */
+static void rift_clt_credit_ask(struct rift_clt_path *path, bool starved)
+{
+	struct rift_imm imm = { .type = RIFT_IMM_CREDIT_REQ };
+	u32 in_use = max(atomic_read(&path->cr_in_use), 0);
+	unsigned long flags;
+	bool ask;
+
+	/* Lock-free first: most requests find nothing to ask for. */
+	if (READ_ONCE(path->cr.req_out) ||
+	    READ_ONCE(path->cr.nr_granted) >= READ_ONCE(path->cr.usable) ||
+	    (!starved && 4 * in_use < 3 * (u32)READ_ONCE(path->cr.nr_granted)))
+		return;
+	spin_lock_irqsave(&path->chunk_lock, flags);
+	ask = rift_clt_nr_usable(path) &&
+	      rift_credit_clt_should_ask(&path->cr, in_use, starved);
+	if (ask) {
+		imm.want = rift_credit_clt_want(&path->cr, in_use,
+						READ_ONCE(path->sess->nr_pending) + starved);
+		rift_credit_clt_asked(&path->cr);
+	}
+	spin_unlock_irqrestore(&path->chunk_lock, flags);
+	if (!ask)
+		return;
+	this_cpu_inc(path->stats->credit_reqs);
+	rift_clt_credit_send(path, &imm);
+}
+
+/**
+ * rift_clt_credit_starved() - a request found no free chunk on a path
+ * @path: connected path the multipath policy picked
+ *
+ * With memory credits this asks the server for more (the request waits
+ * for a chunk in the failover queue meanwhile); without, it cannot happen.
+ */
+void rift_clt_credit_starved(struct rift_clt_path *path)
+{
+	if (READ_ONCE(path->credits))
+		rift_clt_credit_ask(path, true);
+}
+
 /**
  * rift_clt_chunk_get() - give a request a chunk of the path it goes on
  * @path: connected path
@@ -136,9 +245,12 @@ static bool rift_clt_chunk_try(struct rift_clt_path *path, u32 id)
  *
  * Sets @req->chunk and the chunk's generation for @req (@req->gen).  The
  * chunk is @req's until rift_clt_req_release() gives it back, or, if the
- * request times out, until its orphan is released.
+ * request times out, until its orphan is released.  While a revoke still
+ * asks chunks back, none is handed out: every free one went back already,
+ * so the chunks in use are more than the server lets the path keep.
  *
- * Return: 0, or -EAGAIN if every usable chunk of @path is in use.
+ * Return: 0, -EAGAIN if the path has no instance ready, -ENOBUFS if no
+ * granted chunk of @path is free (the request may wait for one).
  */
 int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req)
 {
@@ -146,12 +258,18 @@ int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req)
 
 	if (!n)
 		return -EAGAIN;
+	if (unlikely(READ_ONCE(path->cr_owed)))
+		return -ENOBUFS;
 	id = (req->permit_id + path->chunk_hint) % n;
 	while (!rift_clt_chunk_try(path, id)) {
 		/* Only when a server grants fewer chunks than we have permits. */
 		id = find_first_zero_bit(path->chunk_map, n);
 		if (id >= n)
-			return -EAGAIN;
+			return -ENOBUFS;
+	}
+	if (READ_ONCE(path->credits)) {
+		atomic_inc(&path->cr_in_use);
+		rift_clt_credit_ask(path, false);
 	}
 	WRITE_ONCE(path->chunk_reqs[id], req);
 	req->chunk = id;
@@ -171,27 +289,247 @@ int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req)
  * rift_clt_chunk_get_id() - take one given chunk, for no request
  * @path: connected path
  * @id: chunk
+ * @epoch: set to the path instance's chunk epoch, for
+ *	rift_clt_chunk_put_id()
  *
  * For the stale-rkey probe, which writes into a chunk no request may use
  * meanwhile.  A response naming the chunk finds no request and fails the
- * path.
+ * path.  Under the chunk lock, so that the chunk and @epoch belong to the
+ * same instance (rift_clt_chunks_set_usable() changes both under it).
  *
  * Return: true if @id was free and is taken now.
  */
-bool rift_clt_chunk_get_id(struct rift_clt_path *path, u32 id)
+bool rift_clt_chunk_get_id(struct rift_clt_path *path, u32 id, u32 *epoch)
 {
-	return id < rift_clt_nr_usable(path) && rift_clt_chunk_try(path, id);
+	unsigned long flags;
+	bool taken;
+
+	spin_lock_irqsave(&path->chunk_lock, flags);
+	taken = id < rift_clt_nr_usable(path) && rift_clt_chunk_try(path, id);
+	if (taken) {
+		*epoch = path->chunk_epoch;
+		if (path->credits)
+			atomic_inc(&path->cr_in_use);
+	}
+	spin_unlock_irqrestore(&path->chunk_lock, flags);
+	return taken;
+}
+
+/*
+ * A revoke asks chunks back: give @id back (CREDIT_REL) if it is still
+ * free and still owed.  It was free when the caller looked; whoever takes
+ * its bit first owns it, so a request that took it meanwhile keeps it
+ * and its release comes here again.
+ */
+static void rift_clt_credit_give_back(struct rift_clt_path *path, u32 id)
+{
+	struct rift_imm imm = { .type = RIFT_IMM_CREDIT_REL, .chunk = id };
+	unsigned long flags;
+	bool rel = false;
+
+	spin_lock_irqsave(&path->chunk_lock, flags);
+	if (rift_credit_clt_owed(&path->cr) && path->cr_granted[id] &&
+	    rift_clt_chunk_try(path, id)) {
+		/* Its bit stays set: a chunk not granted is reserved. */
+		rift_credit_clt_give_back(&path->cr, id);
+		WRITE_ONCE(path->cr_owed, rift_credit_clt_owed(&path->cr));
+		rel = true;
+	}
+	spin_unlock_irqrestore(&path->chunk_lock, flags);
+	if (rel) {
+		this_cpu_inc(path->stats->credit_rels);
+		rift_clt_credit_send(path, &imm);
+	}
+}
+
+/* A chunk was given back: a revoke may take it, waiting requests may. */
+static void rift_clt_chunk_freed(struct rift_clt_path *path, u32 id)
+{
+	/*
+	 * Pairs with the barrier of a revoke between its owed count and its
+	 * scan: either it saw this chunk free, or this sees the debt.
+	 */
+	smp_mb__after_atomic();
+	if (unlikely(READ_ONCE(path->cr_owed)))
+		rift_clt_credit_give_back(path, id);
+	if (READ_ONCE(path->sess->nr_pending))
+		rift_clt_sess_kick_failover(path->sess);
 }
 
 /**
  * rift_clt_chunk_put() - give a chunk back
  * @path: its path
- * @id: chunk taken by rift_clt_chunk_get() or rift_clt_chunk_get_id()
+ * @id: chunk taken by rift_clt_chunk_get(), of the path instance that is
+ *	current (its requests and orphans are all given back before the next
+ *	instance's rift_clt_chunks_set_usable())
+ *
+ * With memory credits, a pending revoke takes the chunk back to the
+ * server instead, and requests waiting for a chunk are woken.  The chunk
+ * is granted: a request can only take a granted one, and a revoke gives
+ * back none in use, so nothing here reads the grant, which
+ * rift_clt_chunks_set_usable() rewrites under the chunk lock.
  */
 void rift_clt_chunk_put(struct rift_clt_path *path, u32 id)
 {
 	WRITE_ONCE(path->chunk_reqs[id], NULL);
 	clear_bit_unlock(id, path->chunk_map);
+	if (!READ_ONCE(path->credits))
+		return;
+	atomic_dec(&path->cr_in_use);
+	rift_clt_chunk_freed(path, id);
+}
+
+/**
+ * rift_clt_chunk_put_id() - give back a chunk rift_clt_chunk_get_id() took
+ * @path: its path
+ * @id: the chunk
+ * @epoch: the epoch rift_clt_chunk_get_id() returned
+ *
+ * The stale-rkey probe may give its chunk back after the path instance it
+ * took it from is gone and the next one's rift_clt_chunks_set_usable()
+ * ran: that one took the chunk back already and a request of the new
+ * instance may hold it now, so a put of an older epoch does nothing.
+ * Checked and cleared under the chunk lock, which orders it against
+ * rift_clt_chunks_set_usable().
+ */
+void rift_clt_chunk_put_id(struct rift_clt_path *path, u32 id, u32 epoch)
+{
+	unsigned long flags;
+	bool credits;
+
+	spin_lock_irqsave(&path->chunk_lock, flags);
+	if (epoch != path->chunk_epoch) {
+		spin_unlock_irqrestore(&path->chunk_lock, flags);
+		return;
+	}
+	clear_bit_unlock(id, path->chunk_map);
+	credits = path->credits;
+	if (credits)
+		atomic_dec(&path->cr_in_use);
+	spin_unlock_irqrestore(&path->chunk_lock, flags);
+	if (credits)
+		rift_clt_chunk_freed(path, id);
+}
+
+/**
+ * rift_clt_chunk_granted() - may a response name this chunk?
+ * @path: path the response came on
+ * @id: chunk id, below rift_clt_nr_usable()
+ *
+ * Return: whether @id is granted to the path instance (always, without
+ * memory credits).
+ */
+bool rift_clt_chunk_granted(struct rift_clt_path *path, u32 id)
+{
+	return READ_ONCE(path->cr_granted[id]);
+}
+
+/*
+ * A revoke became pending: give back the free chunks at once, highest ids
+ * first (the ones beyond what requests may use, then the usable ones);
+ * the ones in use follow as their requests leave them (chunk put), the
+ * orphans once their late answers came.  Called under chunk_lock.
+ */
+static u32 rift_clt_credit_revoke(struct rift_clt_path *path, u16 *rel, u32 cap)
+{
+	u32 n = rift_clt_nr_usable(path), id, nr = 0;
+
+	WRITE_ONCE(path->cr_owed, rift_credit_clt_owed(&path->cr));
+	/* Pairs with the barrier in rift_clt_chunk_put(). */
+	smp_mb();
+	for (id = path->cr.queue_depth; id-- > 0 && rift_credit_clt_owed(&path->cr) && nr < cap;) {
+		if (!path->cr_granted[id])
+			continue;
+		if (id < n && !rift_clt_chunk_try(path, id))
+			continue;
+		/* Beyond the usable ones a granted chunk's bit is never used. */
+		if (id >= n)
+			set_bit(id, path->chunk_map);
+		rift_credit_clt_give_back(&path->cr, id);
+		rel[nr++] = id;
+	}
+	WRITE_ONCE(path->cr_owed, rift_credit_clt_owed(&path->cr));
+	return nr;
+}
+
+/**
+ * rift_clt_credit_rx() - a CREDIT message arrived on connection 0
+ * @path: its path
+ * @buf: payload, synced for the CPU
+ * @len: bytes received
+ *
+ * Any CREDIT before the path instance is connected is unsolicited;
+ * later ones are checked against the grant (rift_credit_clt_check());
+ * grants are stored (address, key) before their chunks become free to
+ * take; a revoke gives back the free chunks it asks for now.
+ *
+ * Return: NULL, or the reason to fail the path with.
+ */
+const char *rift_clt_credit_rx(struct rift_clt_path *path, const void *buf, u32 len)
+{
+	u16 rel[64];
+	enum rift_credit_fault f;
+	struct rift_credit c;
+	unsigned long flags;
+	u32 n, i, nr_rel = 0;
+	bool more;
+
+	spin_lock_irqsave(&path->chunk_lock, flags);
+	n = rift_clt_nr_usable(path);
+	/*
+	 * Before the instance is ready (connected) nothing can have been
+	 * asked for, and nothing could be given back: a revoke accepted
+	 * then would mark chunks given back whose CREDIT_RELs
+	 * rift_clt_credit_send() drops, as it sends only while connected.
+	 * Chunks usable is not enough: they are set before the instance
+	 * goes connected.  Once connected a path never is again, so an
+	 * instance that fails after this check sends nothing, as it should.
+	 */
+	if (!n || rift_clt_path_get_state(path) != RIFT_CLT_PATH_CONNECTED)
+		f = RIFT_CREDIT_UNSOLICITED;
+	else
+		f = rift_credit_clt_check(&path->cr, buf, len, &c);
+	if (f != RIFT_CREDIT_OK) {
+		spin_unlock_irqrestore(&path->chunk_lock, flags);
+		return rift_credit_fault_str(f);
+	}
+	for (i = 0; i < c.nr_grant; i++) {
+		struct rift_rbuf *chunk = &path->chunks[c.grant[i].chunk];
+
+		chunk->addr = c.grant[i].addr;
+		chunk->len = path->chunk_size;
+		WRITE_ONCE(chunk->rkey, c.grant[i].rkey);
+	}
+	rift_credit_clt_apply(&path->cr, &c);
+	/* The table entries above are published by the bit's release. */
+	for (i = 0; i < c.nr_grant; i++)
+		if (c.grant[i].chunk < n)
+			clear_bit_unlock(c.grant[i].chunk, path->chunk_map);
+	/* A revoke, or grants that answer a request while one is pending. */
+	if (rift_credit_clt_owed(&path->cr)) {
+		do {
+			nr_rel = rift_clt_credit_revoke(path, rel, ARRAY_SIZE(rel));
+			more = nr_rel == ARRAY_SIZE(rel);
+			spin_unlock_irqrestore(&path->chunk_lock, flags);
+			for (i = 0; i < nr_rel; i++) {
+				struct rift_imm imm = {
+					.type = RIFT_IMM_CREDIT_REL, .chunk = rel[i],
+				};
+
+				this_cpu_inc(path->stats->credit_rels);
+				rift_clt_credit_send(path, &imm);
+			}
+			if (more)
+				spin_lock_irqsave(&path->chunk_lock, flags);
+		} while (more);
+	} else {
+		spin_unlock_irqrestore(&path->chunk_lock, flags);
+	}
+	this_cpu_inc(path->stats->credits);
+	/* Requests waiting for a chunk may find one now. */
+	if (c.nr_grant && READ_ONCE(path->sess->nr_pending))
+		rift_clt_sess_kick_failover(path->sess);
+	return NULL;
 }
 
 /**
@@ -258,14 +596,20 @@ struct rift_clt_req *rift_clt_chunk_unorphan(struct rift_clt_path *path, u32 id)
 {
 	struct rift_clt_req *req = NULL;
 	unsigned long flags;
+	bool orphan;
 
 	if (id >= path->chunks_cap)
 		return NULL;
 	spin_lock_irqsave(&path->chunk_lock, flags);
-	if (test_and_clear_bit(id, path->orphans)) {
+	orphan = test_and_clear_bit(id, path->orphans);
+	if (orphan)
 		req = path->chunk_reqs[id];
-		rift_clt_chunk_put(path, id);
-	}
 	spin_unlock_irqrestore(&path->chunk_lock, flags);
+	/*
+	 * Out of the lock, which a revoke's give-back takes: the chunk is
+	 * still taken, and no longer an orphan, so nothing else touches it.
+	 */
+	if (orphan)
+		rift_clt_chunk_put(path, id);
 	return req;
 }

@@ -3,7 +3,8 @@
  * Rift client: completions.  What the CQs of a path's connections report:
  * the send completion every request WR shares (its failure fails the
  * path), every receive (INFO_RSP, responses with or without a new chunk
- * rkey, heartbeats and their answers, a server's heartbeat flood), and
+ * rkey, heartbeats and their answers, a server's heartbeat flood, memory
+ * credits), and
  * the reaping of poll connections, by the ULP (rift_clt_poll()) or by the
  * heartbeat and progress ticks when no one polls.  A response completes
  * its request here; ending it is rift-clt-req.c's.
@@ -97,7 +98,9 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 	struct rift_clt_req *req;
 	unsigned long flags;
 
-	if (imm->chunk >= rift_clt_nr_usable(path)) {
+	/* With memory credits: one granted and not given back. */
+	if (imm->chunk >= rift_clt_nr_usable(path) ||
+	    !rift_clt_chunk_granted(path, imm->chunk)) {
 		rift_clt_path_fail(path, "response names an unknown chunk");
 		return;
 	}
@@ -151,6 +154,33 @@ static int rift_clt_rsp_rkey(struct rift_clt_con *con, struct rift_iu *iu,
 	WRITE_ONCE(path->chunks[imm->chunk].rkey, rkey);
 	this_cpu_inc(path->stats->rkey_updates);
 	return 0;
+}
+
+/*
+ * Memory credits: a grant, the end of an answer or a revoke, only with
+ * the feature, only on connection 0 and only as a SEND carrying its
+ * payload; the grant's rules are rift-clt-chunk.c's.  Returns true after
+ * failing the path.
+ */
+static bool rift_clt_credit(struct rift_clt_con *con, struct rift_iu *iu,
+			    struct ib_wc *wc)
+{
+	struct rift_clt_path *path = con->path;
+	u32 len = min_t(u32, wc->byte_len, iu->size);
+	const char *why;
+
+	if (!READ_ONCE(path->credits) || con->idx != RIFT_CLT_CON_CTL ||
+	    wc->opcode != IB_WC_RECV) {
+		rift_clt_path_fail(path, "malformed credit");
+		return true;
+	}
+	ib_dma_sync_single_for_cpu(con->c.dev->ib_dev, iu->dma, len, DMA_FROM_DEVICE);
+	why = rift_clt_credit_rx(path, iu->buf, len);
+	if (why) {
+		rift_clt_path_fail(path, "%s", why);
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -231,6 +261,12 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rift_clt_rsp(con, &imm);
 		break;
 	case RIFT_IMM_RSP_RKEY:
+		/* The rkey must not land in the table of a chunk not ours. */
+		if (imm.chunk >= rift_clt_nr_usable(path) ||
+		    !rift_clt_chunk_granted(path, imm.chunk)) {
+			rift_clt_path_fail(path, "response names an unknown chunk");
+			return;
+		}
 		if (rift_clt_rsp_rkey(con, iu, wc, &imm)) {
 			rift_clt_path_fail(path, "malformed rkey response");
 			return;
@@ -252,6 +288,10 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			WRITE_ONCE(con->probe_out, false);
 		else
 			rift_hb_ack(&path->hb, imm.seq);
+		break;
+	case RIFT_IMM_CREDIT:
+		if (rift_clt_credit(con, iu, wc))
+			return;
 		break;
 	default:
 		rift_clt_path_fail(path, "unexpected message type");

@@ -103,7 +103,7 @@ int rift_clt_test_stale_rkey(struct rift_clt_sess *sess)
 	struct rift_clt_path *path, *found = NULL;
 	struct rift_clt_con *con;
 	struct ib_sge sge;
-	u32 id = 0;
+	u32 id = 0, epoch = 0;
 	int err;
 
 	init_completion(&probe.done);
@@ -118,7 +118,7 @@ int rift_clt_test_stale_rkey(struct rift_clt_sess *sess)
 			    path->old_rkeys[id] == READ_ONCE(path->chunks[id].rkey))
 				continue;
 			/* Own the chunk, as a request would, so none races us. */
-			if (!rift_clt_chunk_get_id(path, id))
+			if (!rift_clt_chunk_get_id(path, id, &epoch))
 				continue;
 			found = path;
 			goto got;
@@ -159,11 +159,12 @@ out_unlock:
 			wr.rkey, id, ib_wc_status_msg(probe.status));
 	}
 	/*
-	 * The probe's WR completed, or the path's teardown flushed it; a
-	 * new instance of the path leaves the chunk taken until here.
+	 * The probe's WR completed, or the path's teardown flushed it.  A
+	 * new instance of the path took the chunk back already, and a
+	 * request of it may hold it: the epoch makes this put a no-op then.
 	 */
 	if (found)
-		rift_clt_chunk_put(found, id);
+		rift_clt_chunk_put_id(found, id, epoch);
 	return err;
 }
 EXPORT_SYMBOL_GPL(rift_clt_test_stale_rkey);

@@ -81,6 +81,7 @@ void rift_clt_fail_inflight(struct rift_clt_con *con)
 		}
 		this_cpu_inc(req->path->stats->failovers);
 		rift_clt_req_release(req);
+		req->lost_path = true;
 		rift_clt_req_park(req);
 		park = true;
 	}
@@ -102,11 +103,18 @@ static void rift_clt_failover_work(struct work_struct *work)
 	unsigned long next = 0;
 	bool wait = false;
 	LIST_HEAD(list);
+	bool lost;
 	int err;
 
 	rift_clt_take_pending(sess, &list);
 	list_for_each_entry_safe(req, tmp, &list, pending) {
 		list_del_init(&req->pending);
+		/*
+		 * Cleared before the post: once posted, the request's path may
+		 * fail and rift_clt_fail_inflight() set it again at any time.
+		 */
+		lost = req->lost_path;
+		req->lost_path = false;
 		/*
 		 * Past its deadline it is not posted again, even with a path
 		 * up: paths that fail soon after every connect (a server whose
@@ -119,9 +127,17 @@ static void rift_clt_failover_work(struct work_struct *work)
 		else
 			err = -ETIMEDOUT;
 		if (!err) {
-			atomic64_inc(&sess->failed_over);
+			/*
+			 * One that only waited for a chunk never lost a path;
+			 * one that did counts once, whatever chunk waits came
+			 * between.
+			 */
+			if (lost)
+				atomic64_inc(&sess->failed_over);
 			continue;
 		}
+		/* Not posted: still ours. */
+		req->lost_path = lost || err == -ENOTCONN;
 		if (err == -ENOTCONN && rift_clt_sess_may_wait(sess) &&
 		    time_before(jiffies, req->deadline)) {
 			rift_clt_req_park(req);
@@ -131,10 +147,12 @@ static void rift_clt_failover_work(struct work_struct *work)
 			continue;
 		}
 		/*
-		 * Out of MRs or memory for a moment, on a path that is up: try
-		 * again shortly rather than fail a request that has time left.
+		 * Out of MRs or memory for a moment, on a path that is up, or
+		 * out of chunks (memory credits: a chunk given back or granted
+		 * kicks this work sooner): try again shortly rather than fail a
+		 * request that has time left.
 		 */
-		if ((err == -EAGAIN || err == -ENOMEM) &&
+		if ((err == -EAGAIN || err == -ENOMEM || err == -ENOBUFS) &&
 		    rift_clt_sess_may_wait(sess) &&
 		    time_before(jiffies, req->deadline)) {
 			rift_clt_req_park(req);
@@ -144,10 +162,15 @@ static void rift_clt_failover_work(struct work_struct *work)
 			continue;
 		}
 		atomic64_inc(&sess->failover_errors);
-		/* As every other request the close finds: reset, not timed out. */
+		/*
+		 * As every other request the close finds: reset, not timed
+		 * out.  No path, or no chunk on one (memory credits), within
+		 * io_timeout_ms, or with io_timeout_ms 0: timed out, the one
+		 * error rift_clt_request() documents for a wait.
+		 */
 		if (READ_ONCE(sess->closing))
 			err = -ECONNRESET;
-		else if (err == -ENOTCONN)
+		else if (err == -ENOTCONN || err == -ENOBUFS)
 			err = -ETIMEDOUT;
 		rift_clt_req_fail_pending(req, err);
 	}

@@ -239,6 +239,7 @@ int rift_clt_path_info(struct rift_clt_path *path)
 		goto out_free_tx;
 	/* We follow always-invalidate whenever a server imposes it. */
 	req.feat_offered = RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN | RIFT_FEAT_AI_CAPABLE |
+			   RIFT_FEAT_CREDITS |
 			   (READ_ONCE(sess->always_inv) ? RIFT_FEAT_ALWAYS_INVALIDATE : 0);
 	/* The server watches us at the tick we ask for. */
 	req.hb_interval_ms = READ_ONCE(sess->hb_interval_ms);
@@ -324,27 +325,34 @@ int rift_clt_path_info(struct rift_clt_path *path)
 	pr_debug("%s/%s: %u chunks of %u bytes, hb %u ms x %u\n", sess->name,
 		 path->base.name, rsp.nr_chunks, rsp.chunk_size, rsp.hb_interval_ms,
 		 rsp.hb_missed_max);
-	if (rift_clt_dbg_chunks_reset(path, rsp.nr_chunks)) {
+	/*
+	 * With memory credits the table is the initial grant; chunk ids are
+	 * 0..queue_depth-1 either way, and the later grants land in @chunks.
+	 */
+	if (rift_clt_dbg_chunks_reset(path, rsp.queue_depth)) {
 		kfree(chunks);
 		err = -ENOMEM;
 		goto out_drain;
 	}
 	/* Emptied when the last instance closed; a new one starts clean. */
 	rift_clt_path_release_orphans(path);
-	err = rift_clt_chunks_reset(path, rsp.nr_chunks);
+	err = rift_clt_chunks_reset(path, rsp.queue_depth);
 	if (err) {
 		/* The codec bounds the table by what we asked for. */
 		rift_clt_path_set_error(path, "INFO_RSP announces %u chunks, more than asked",
-					rsp.nr_chunks);
+					rsp.queue_depth);
 		kfree(chunks);
 		goto out_drain;
 	}
 	path->always_inv = rsp.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE;
 	path->can_cancel = rsp.feat_accepted & RIFT_FEAT_CANCEL;
 	path->cancel_gen = rsp.feat_accepted & RIFT_FEAT_CANCEL_GEN;
+	WRITE_ONCE(path->credits, rsp.feat_accepted & RIFT_FEAT_CREDITS);
 	kfree(path->chunks);
 	path->chunks = chunks;
-	path->nr_chunks = rsp.nr_chunks;
+	/* The id space; the grant starts as the table (see above). */
+	path->nr_chunks = rsp.queue_depth;
+	path->cr_initial = rsp.nr_chunks;
 	path->chunk_size = rsp.chunk_size;
 	path->max_io_size = rsp.max_io_size;
 	err = 0;

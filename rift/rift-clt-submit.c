@@ -330,6 +330,30 @@ void rift_clt_commit(struct rift_clt_sess *sess)
 }
 EXPORT_SYMBOL_GPL(rift_clt_commit);
 
+/*
+ * The picked path @*pathp had no free chunk (memory credits): take one
+ * of another connected path, else ask the picked one for more.  Caller
+ * holds the RCU read lock.
+ *
+ * Return: 0 with *@pathp the path whose chunk @req holds, or -ENOBUFS.
+ */
+static int rift_clt_req_other_path(struct rift_clt_req *req,
+				   struct rift_clt_path **pathp)
+{
+	struct rift_clt_path *path;
+
+	list_for_each_entry_rcu(path, &req->sess->paths, entry) {
+		if (path == *pathp || READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED)
+			continue;
+		if (!rift_clt_chunk_get(path, req)) {
+			*pathp = path;
+			return 0;
+		}
+	}
+	rift_clt_credit_starved(*pathp);
+	return -ENOBUFS;
+}
+
 /**
  * rift_clt_req_post() - post a prepared request on a connected path
  * @req: request slot with the ULP's header, data and completion set
@@ -338,8 +362,9 @@ EXPORT_SYMBOL_GPL(rift_clt_commit);
  * Used for a new request and for a request moved off a failed path.
  *
  * Return: 0 if posted or queued in a batch (the completion will run),
- * -ENOTCONN if no path is connected, another negative errno if posting
- * failed; the request is not in flight then.
+ * -ENOTCONN if no path is connected, -ENOBUFS if no connected path has a
+ * free chunk (memory credits: more were asked for), another negative
+ * errno if posting failed; the request is not in flight then.
  */
 int rift_clt_req_post(struct rift_clt_req *req, bool more)
 {
@@ -362,10 +387,14 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 	/*
 	 * A chunk of this path instance, whatever the request held on a path
 	 * it lost: that one belonged to an instance that is gone.  With a
-	 * chunk per permit there is always one; a server that grants fewer
-	 * makes the caller retry (the ULP, or the failover work).
+	 * chunk per permit there is always one.  A server that grants fewer
+	 * (memory credits) may leave the picked path without a free one:
+	 * another connected path with one is taken instead, and with none
+	 * the picked path asks for more and the request waits for a chunk.
 	 */
 	err = rift_clt_chunk_get(path, req);
+	if (err == -ENOBUFS)
+		err = rift_clt_req_other_path(req, &path);
 	if (err)
 		goto out_unlock;
 	req->path = path;
@@ -456,12 +485,25 @@ static int rift_clt_submit(struct rift_clt_sess *sess, enum rift_dir dir,
 	req->sg_cnt = sg_cnt;
 	req->data_len = data_len;
 	req->has_deadline = false;
+	req->lost_path = false;
 	req->start = jiffies;
 	err = rift_clt_req_post(req, more);
-	if (err == -ENOTCONN && rift_clt_sess_may_wait(sess)) {
+	/*
+	 * No path, or no chunk on one (memory credits): wait, within
+	 * io_timeout_ms, for the failover work to post it.
+	 */
+	if ((err == -ENOTCONN || err == -ENOBUFS) && rift_clt_sess_may_wait(sess)) {
+		req->lost_path = err == -ENOTCONN;
 		rift_clt_req_park(req);
 		return 0;
 	}
+	/*
+	 * Not waiting (io_timeout_ms 0): no chunk free is a moment's
+	 * shortage, as a busy MR pool is, which the ULP retries (riftblk:
+	 * BLK_STS_RESOURCE), not an error of the request.
+	 */
+	if (err == -ENOBUFS)
+		err = -EAGAIN;
 	return err;
 }
 
@@ -478,8 +520,9 @@ static int rift_clt_submit(struct rift_clt_sess *sess, enum rift_dir dir,
  * @sg_cnt: entries in @sg, at most the session's max_segments
  * @flags: 0, or %RIFT_REQ_MORE
  *
- * With no path connected, the request waits up to the session's
- * io_timeout_ms for one (then completes with -ETIMEDOUT); a request in
+ * With no path connected, or no free chunk on any (a server granting
+ * memory credits), the request waits up to the session's io_timeout_ms
+ * for one (then completes with -ETIMEDOUT); a request in
  * flight on a path that fails is posted again on another connected path,
  * see rift_clt_fail_inflight().  A request still in flight io_timeout_ms
  * after this call completes with -ETIMEDOUT, once no RDMA can touch @sg
@@ -498,7 +541,9 @@ static int rift_clt_submit(struct rift_clt_sess *sess, enum rift_dir dir,
  * -EINVAL for a permit marked for a poll connection the session does not
  * have (rift_permit_set_poll()) or unknown @flags, -ENOTCONN if no path
  * is connected and none can come back (session closing, io_timeout_ms
- * 0), another negative errno if posting failed (the request was not
+ * 0), -EAGAIN if no connected path has a free chunk and the request may
+ * not wait for one (io_timeout_ms 0: try again later, as when out of
+ * MRs), another negative errno if posting failed (the request was not
  * submitted then).
  */
 int rift_clt_request(struct rift_clt_sess *sess, enum rift_dir dir,

@@ -339,11 +339,33 @@ static ssize_t always_invalidate_show(struct kobject *kobj,
 static struct kobj_attribute rift_clt_path_always_inv_attr =
 	__ATTR_RO(always_invalidate);
 
+/*
+ * Memory credits: the chunks the server grants the path instance now
+ * (every chunk without the feature; 0 before the first instance).
+ */
+static ssize_t granted_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_path(kobj)->cr.nr_granted));
+}
+
+static struct kobj_attribute rift_clt_path_granted_attr = __ATTR_RO(granted);
+
+static ssize_t credits_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(to_path(kobj)->credits));
+}
+
+static struct kobj_attribute rift_clt_path_credits_attr = __ATTR_RO(credits);
+
 static struct attribute *rift_clt_path_attrs[] = {
 	&rift_clt_path_bounce_bytes_attr.attr,
 	&rift_clt_path_disconnect_attr.attr,
 	&rift_clt_path_reconnect_attr.attr,
 	&rift_clt_path_always_inv_attr.attr,
+	&rift_clt_path_granted_attr.attr,
+	&rift_clt_path_credits_attr.attr,
 	NULL,
 };
 
@@ -376,6 +398,9 @@ static struct rift_stat_attr rift_clt_stat_counters[] = {
 	RIFT_STAT_ATTR(stall_probes, struct rift_clt_stats, stall_probes),
 	RIFT_STAT_ATTR(stalls, struct rift_clt_stats, stalls),
 	RIFT_STAT_ATTR(posts, struct rift_clt_stats, posts),
+	RIFT_STAT_ATTR(credit_reqs, struct rift_clt_stats, credit_reqs),
+	RIFT_STAT_ATTR(credits, struct rift_clt_stats, credits),
+	RIFT_STAT_ATTR(credit_rels, struct rift_clt_stats, credit_rels),
 };
 
 static ssize_t reconnects_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -423,6 +448,9 @@ static struct attribute *rift_clt_stats_attrs[] = {
 	&rift_clt_stat_counters[8].attr.attr,
 	&rift_clt_stat_counters[9].attr.attr,
 	&rift_clt_stat_counters[10].attr.attr,
+	&rift_clt_stat_counters[11].attr.attr,
+	&rift_clt_stat_counters[12].attr.attr,
+	&rift_clt_stat_counters[13].attr.attr,
 	&rift_clt_stat_reconnects.attr,
 	&rift_clt_stat_rtt_us.attr,
 	&rift_clt_stat_reset_all.attr,

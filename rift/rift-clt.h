@@ -165,6 +165,9 @@ struct rift_clt_con {
  *	progress and left its probe unanswered for stall_timeout_ms
  * @posts: ib_post_send() calls that carried requests: one per request,
  *	fewer when the ULP submits batches (RIFT_REQ_MORE)
+ * @credit_reqs: CREDIT_REQs sent (memory credits)
+ * @credits: CREDIT messages received
+ * @credit_rels: CREDIT_RELs sent: chunks given back to a revoke
  */
 struct rift_clt_stats {
 	struct rift_path_stats	base;
@@ -179,6 +182,9 @@ struct rift_clt_stats {
 	u64			stall_probes;
 	u64			stalls;
 	u64			posts;
+	u64			credit_reqs;
+	u64			credits;
+	u64			credit_rels;
 };
 
 /**
@@ -211,12 +217,17 @@ struct rift_clt_stats {
  *	session queue depth), set when the path adopts the session's limits
  * @chunk_hint: where a permit's preferred chunk starts; see
  *	rift_clt_chunk_get()
+ * @chunk_epoch: bumped under @chunk_lock by every instance's
+ *	rift_clt_chunks_set_usable(); the stale-rkey probe's chunk is given
+ *	back only in the epoch it was taken in
  * @chunk_lock: orders a timeout's orphaning of a chunk against its late
- *	response and the path's release of its orphans; the fast paths
- *	(take, give back, a response's lookup) are lock-free
+ *	response and the path's release of its orphans, the stale-rkey
+ *	probe's chunk against the next instance; the fast paths (take, give
+ *	back, a response's lookup) are lock-free
  * @chunk_map: chunks in use: by a request on this path, as an orphan, or
- *	by the stale-rkey probe; a bit is set while @chunk_reqs may be
- *	written for it
+ *	by the stale-rkey probe, and (memory credits) chunks not granted,
+ *	reserved so that none is handed out; a bit is set while @chunk_reqs
+ *	may be written for it
  * @chunk_reqs: per chunk, the request that holds it (for an orphan, the
  *	timed-out request whose permit it keeps); NULL when free or held by
  *	the probe.  A response is mapped to its request through this
@@ -256,6 +267,14 @@ struct rift_clt_stats {
  *	RIFT_CLT_STALL_TICK_MS (or stall_timeout_ms / 4) while connected
  * @stall_last: when the last progress tick ran (or the path connected),
  *	in jiffies
+ * @credits: the server accepted RIFT_FEAT_CREDITS for this path instance
+ * @cr_initial: chunks of the instance's INFO_RSP table: the initial grant
+ * @cr: the grant's state machine (rift-proto.c), under @chunk_lock
+ * @cr_granted: its storage: per chunk id, 1 while granted; read
+ *	lock-free by responses (a chunk not granted is named by none)
+ * @cr_owed: chunks a pending revoke still asks back (a hint for the
+ *	lock-free paths; @cr says under @chunk_lock)
+ * @cr_in_use: chunks taken (requests, orphans, the probe) while @credits
  */
 struct rift_clt_path {
 	struct rift_path_base		base;
@@ -278,6 +297,7 @@ struct rift_clt_path {
 	u32				chunks_cap;
 	u32				nr_usable;
 	u32				chunk_hint;
+	u32				chunk_epoch;
 	spinlock_t			chunk_lock;	/* see above */
 	unsigned long			*chunk_map;
 	struct rift_clt_req		**chunk_reqs;
@@ -309,6 +329,12 @@ struct rift_clt_path {
 	unsigned long			hb_last;
 	struct delayed_work		stall_work;
 	unsigned long			stall_last;
+	bool				credits;
+	u16				cr_initial;
+	struct rift_credit_clt		cr;
+	u8				*cr_granted;
+	u16				cr_owed;
+	atomic_t			cr_in_use;
 };
 
 /**
@@ -371,6 +397,9 @@ enum rift_clt_mp_policy {
  *	for the ULP, one while the chunk of a timed-out request is orphaned
  * @deadline: jiffies after which a PENDING request fails
  * @has_deadline: @deadline is set (the request lost a path or found none)
+ * @lost_path: it lost its path or found none connected since it was last
+ *	posted, so @failover_work's post of it counts in the session's
+ *	failed_over; not set by a wait for a chunk (memory credits) alone
  * @path: path carrying it
  * @con: connection carrying it
  * @dir: direction
@@ -411,6 +440,7 @@ struct rift_clt_req {
 	atomic_t			holds;
 	unsigned long			deadline;
 	bool				has_deadline;
+	bool				lost_path;
 	struct rift_clt_path		*path;
 	struct rift_clt_con		*con;
 	enum rift_dir			dir;
@@ -610,18 +640,6 @@ static inline u32 rift_clt_nr_usable(struct rift_clt_path *path)
 	return smp_load_acquire(&path->nr_usable);
 }
 
-/* rift-clt-chunk.c */
-int rift_clt_chunks_alloc(struct rift_clt_path *path);
-int rift_clt_chunks_reset(struct rift_clt_path *path, u32 nr_chunks);
-void rift_clt_chunks_free(struct rift_clt_path *path);
-void rift_clt_chunks_set_usable(struct rift_clt_path *path, u32 queue_depth);
-int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req);
-bool rift_clt_chunk_get_id(struct rift_clt_path *path, u32 id);
-void rift_clt_chunk_put(struct rift_clt_path *path, u32 id);
-struct rift_clt_req *rift_clt_chunk_req(struct rift_clt_path *path, u32 id);
-bool rift_clt_chunk_orphan(struct rift_clt_path *path, struct rift_clt_req *req);
-struct rift_clt_req *rift_clt_chunk_unorphan(struct rift_clt_path *path, u32 id);
-
 /* rift-clt-state.c */
 const char *rift_clt_path_state_str(enum rift_clt_path_state s);
 bool rift_clt_path_change_state(struct rift_clt_path *path,
@@ -653,6 +671,22 @@ void rift_clt_sess_kick_failover(struct rift_clt_sess *sess);
 void rift_clt_take_pending(struct rift_clt_sess *sess, struct list_head *list);
 void rift_clt_req_fail_pending(struct rift_clt_req *req, int err);
 void rift_clt_sess_fail_pending(struct rift_clt_sess *sess);
+
+/* rift-clt-chunk.c */
+int rift_clt_chunks_alloc(struct rift_clt_path *path);
+int rift_clt_chunks_reset(struct rift_clt_path *path, u32 nr_chunks);
+void rift_clt_chunks_free(struct rift_clt_path *path);
+void rift_clt_chunks_set_usable(struct rift_clt_path *path, u32 queue_depth);
+int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req);
+bool rift_clt_chunk_get_id(struct rift_clt_path *path, u32 id, u32 *epoch);
+void rift_clt_chunk_put(struct rift_clt_path *path, u32 id);
+void rift_clt_chunk_put_id(struct rift_clt_path *path, u32 id, u32 epoch);
+struct rift_clt_req *rift_clt_chunk_req(struct rift_clt_path *path, u32 id);
+bool rift_clt_chunk_orphan(struct rift_clt_path *path, struct rift_clt_req *req);
+struct rift_clt_req *rift_clt_chunk_unorphan(struct rift_clt_path *path, u32 id);
+bool rift_clt_chunk_granted(struct rift_clt_path *path, u32 id);
+void rift_clt_credit_starved(struct rift_clt_path *path);
+const char *rift_clt_credit_rx(struct rift_clt_path *path, const void *buf, u32 len);
 
 /* rift-clt-req.c */
 void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req);

@@ -242,6 +242,20 @@ static bool rift_chunk_ok(const struct rift_rbuf *c)
 	return rift_chunk_size_ok(c->len) && !check_add_overflow(c->addr, (u64)c->len, &end);
 }
 
+/*
+ * The chunk table has QUEUE_DEPTH entries, or with CREDITS accepted it is
+ * the initial grant: at least the floor, at most QUEUE_DEPTH (the id
+ * space, which the table never exceeds: see rift_info_parse_chunks()).
+ */
+static bool rift_info_table_size_ok(const struct rift_info *info)
+{
+	if (info->nr_chunks == info->queue_depth)
+		return true;
+	return (info->feat_accepted & RIFT_FEAT_CREDITS) &&
+	       info->nr_chunks >= rift_proto_credit_floor(info->queue_depth) &&
+	       info->nr_chunks <= info->queue_depth;
+}
+
 /* Mirror of the parser's checks, so we never emit what a peer must refuse. */
 static bool rift_info_rsp_values_ok(const struct rift_info *info)
 {
@@ -252,7 +266,7 @@ static bool rift_info_rsp_values_ok(const struct rift_info *info)
 	if (!rift_io_fits_chunk(info->max_io_size, info->chunk_size))
 		return false;
 	if (!info->queue_depth || info->queue_depth > RIFT_MAX_QUEUE_DEPTH ||
-	    info->nr_chunks != info->queue_depth || !info->chunks)
+	    !rift_info_table_size_ok(info) || !info->chunks)
 		return false;
 	if (info->feat_accepted & ~RIFT_FEAT_KNOWN)
 		return false;
@@ -481,7 +495,7 @@ static int rift_info_parse_final(struct rift_info *info)
 		return -EBADMSG;
 	if (!(info->present & BIT(RIFT_TLV_HB_MISSED_MAX)))
 		info->hb_missed_max = RIFT_HB_MISSED_DEFAULT;
-	if (info->nr_chunks != info->queue_depth)
+	if (!rift_info_table_size_ok(info))
 		return -EBADMSG;
 	if (!rift_io_fits_chunk(info->max_io_size, info->chunk_size))
 		return -EBADMSG;

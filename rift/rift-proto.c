@@ -516,6 +516,18 @@ int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data)
 	case RIFT_IMM_CANCEL:
 		arg = imm->gen;
 		break;
+	case RIFT_IMM_CREDIT_REQ:
+		/* Any chunk id: a test peer sends what a server must refuse. */
+		arg = imm->want;
+		break;
+	case RIFT_IMM_CREDIT:
+		if (imm->chunk)
+			return -EINVAL;
+		arg = 0;
+		break;
+	case RIFT_IMM_CREDIT_REL:
+		arg = 0;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -535,7 +547,10 @@ EXPORT_SYMBOL_GPL(rift_imm_encode);
  *
  * Return: 0 on success, -EINVAL if @nr_chunks is out of range, -EBADMSG for
  * an unknown type, an out-of-range chunk id, non-zero reserved bits in a
- * response or a non-zero chunk id in a heartbeat.  A CANCEL's arg is
+ * response or a non-zero chunk id in a heartbeat, a CREDIT with a chunk id
+ * or an arg, a CREDIT_REL with an arg.  The chunk ids of CREDIT_REQ and
+ * CREDIT_REL are not checked here: the server refuses them with a reason
+ * of their own (the grant, not the id space, is what they are held to).  A CANCEL's arg is
  * returned in @imm->gen whatever its value: whether it may be non-zero
  * depends on the path's features, see rift_proto_cancel_gen().
  */
@@ -573,6 +588,19 @@ int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm)
 		if (chunk >= nr_chunks)
 			return -EBADMSG;
 		imm->gen = arg;
+		break;
+	case RIFT_IMM_CREDIT_REQ:
+		/* Chunk and want are the server's to judge: it names the rule. */
+		imm->want = arg;
+		break;
+	case RIFT_IMM_CREDIT:
+		if (chunk || arg)
+			return -EBADMSG;
+		break;
+	case RIFT_IMM_CREDIT_REL:
+		/* The chunk id is checked against the grant by the server. */
+		if (arg)
+			return -EBADMSG;
 		break;
 	default:
 		return -EBADMSG;
@@ -892,3 +920,427 @@ int rift_proto_rkey_decode(const void *buf, size_t len, u16 chunk, u32 *rkey)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rift_proto_rkey_decode);
+
+/**
+ * rift_proto_credit_floor() - chunks a path instance always keeps
+ * @queue_depth: the path's chunk id space
+ *
+ * A revoke never takes a path below this, so that every path can still
+ * make progress with its initial grant.
+ *
+ * Return: min(%RIFT_CREDIT_FLOOR, @queue_depth).
+ */
+u16 rift_proto_credit_floor(u16 queue_depth)
+{
+	return queue_depth < RIFT_CREDIT_FLOOR ? queue_depth : RIFT_CREDIT_FLOOR;
+}
+EXPORT_SYMBOL_GPL(rift_proto_credit_floor);
+
+/**
+ * rift_proto_credit_want_ok() - validate a CREDIT_REQ's argument
+ * @want: chunks the client wants to hold in total
+ * @queue_depth: the path's chunk id space
+ *
+ * Return: whether @want is within 1..@queue_depth.
+ */
+bool rift_proto_credit_want_ok(u16 want, u16 queue_depth)
+{
+	return want >= 1 && want <= queue_depth;
+}
+EXPORT_SYMBOL_GPL(rift_proto_credit_want_ok);
+
+/*
+ * The rules both directions share, so that a server cannot send what its
+ * clients would refuse: at most three grants of distinct chunks inside the
+ * id space; known flags; MORE only within an answer; a revoke grants
+ * nothing, answers nothing and asks back at least one chunk without going
+ * below the floor; @granted covers what this message grants and stays
+ * within floor..queue depth; a message that neither answers, revokes nor
+ * grants says nothing and is refused.
+ */
+static bool rift_credit_valid(const struct rift_credit *c, u16 queue_depth)
+{
+	u16 floor = rift_proto_credit_floor(queue_depth);
+	unsigned int i, j;
+
+	if (!queue_depth || queue_depth > RIFT_MAX_QUEUE_DEPTH)
+		return false;
+	if (c->nr_grant > RIFT_CREDIT_MAX_GRANTS || c->flags & ~RIFT_CREDIT_F_KNOWN)
+		return false;
+	if ((c->flags & RIFT_CREDIT_F_MORE) && !(c->flags & RIFT_CREDIT_F_ANSWER))
+		return false;
+	if (c->granted < floor || c->granted > queue_depth || c->granted < c->nr_grant)
+		return false;
+	if (c->flags & RIFT_CREDIT_F_REVOKE) {
+		if (c->flags != RIFT_CREDIT_F_REVOKE || c->nr_grant)
+			return false;
+		if (c->keep < floor || c->keep >= c->granted)
+			return false;
+	} else {
+		if (c->keep)
+			return false;
+		if (!c->flags && !c->nr_grant)
+			return false;
+	}
+	for (i = 0; i < c->nr_grant; i++) {
+		if (c->grant[i].chunk >= queue_depth)
+			return false;
+		for (j = 0; j < i; j++)
+			if (c->grant[j].chunk == c->grant[i].chunk)
+				return false;
+	}
+	return true;
+}
+
+/**
+ * rift_proto_credit_encode() - build the payload of a CREDIT SEND
+ * @c: message contents
+ * @queue_depth: the path's chunk id space
+ * @buf: destination
+ * @cap: bytes available at @buf
+ *
+ * Return: bytes written, -EMSGSIZE if @cap is too small, -EINVAL if @c
+ * breaks a rule rift_proto_credit_decode() enforces.
+ */
+int rift_proto_credit_encode(const struct rift_credit *c, u16 queue_depth,
+			     void *buf, size_t cap)
+{
+	struct rift_wire_credit_grant g;
+	struct rift_wire_credit w;
+	size_t len;
+	unsigned int i;
+
+	if (!rift_credit_valid(c, queue_depth))
+		return -EINVAL;
+	len = sizeof(w) + c->nr_grant * sizeof(g);
+	if (cap < len)
+		return -EMSGSIZE;
+	memset(&w, 0, sizeof(w));
+	w.nr_grant = c->nr_grant;
+	w.flags = c->flags;
+	w.keep = cpu_to_le16(c->keep);
+	w.granted = cpu_to_le16(c->granted);
+	memcpy(buf, &w, sizeof(w));
+	for (i = 0; i < c->nr_grant; i++) {
+		memset(&g, 0, sizeof(g));
+		g.addr = cpu_to_le64(c->grant[i].addr);
+		g.rkey = cpu_to_le32(c->grant[i].rkey);
+		g.chunk = cpu_to_le16(c->grant[i].chunk);
+		memcpy((u8 *)buf + sizeof(w) + i * sizeof(g), &g, sizeof(g));
+	}
+	return len;
+}
+EXPORT_SYMBOL_GPL(rift_proto_credit_encode);
+
+/**
+ * rift_proto_credit_decode() - decode and validate a CREDIT payload
+ * @buf: received payload
+ * @len: byte_len from the work completion
+ * @queue_depth: the path's chunk id space
+ * @c: decoded contents; zeroed on failure
+ *
+ * Bytes beyond the grants are ignored, as with every SEND payload, so that
+ * a later version may append fields.
+ *
+ * Return: 0, or -EBADMSG for a payload shorter than its grants or one that
+ * breaks a rule (see rift_credit_valid()).
+ */
+int rift_proto_credit_decode(const void *buf, size_t len, u16 queue_depth,
+			     struct rift_credit *c)
+{
+	struct rift_wire_credit_grant g;
+	struct rift_wire_credit w;
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	if (!buf || len < sizeof(w))
+		return -EBADMSG;
+	memcpy(&w, buf, sizeof(w));
+	if (w.nr_grant > RIFT_CREDIT_MAX_GRANTS ||
+	    len < sizeof(w) + w.nr_grant * sizeof(g))
+		return -EBADMSG;
+	c->nr_grant = w.nr_grant;
+	c->flags = w.flags;
+	c->keep = le16_to_cpu(w.keep);
+	c->granted = le16_to_cpu(w.granted);
+	for (i = 0; i < w.nr_grant; i++) {
+		memcpy(&g, (const u8 *)buf + sizeof(w) + i * sizeof(g), sizeof(g));
+		c->grant[i].addr = le64_to_cpu(g.addr);
+		c->grant[i].rkey = le32_to_cpu(g.rkey);
+		c->grant[i].chunk = le16_to_cpu(g.chunk);
+	}
+	if (!rift_credit_valid(c, queue_depth)) {
+		memset(c, 0, sizeof(*c));
+		return -EBADMSG;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_credit_decode);
+
+/**
+ * rift_credit_fault_str() - the reason a client fails its path with
+ * @f: what rift_credit_clt_check() found
+ *
+ * Return: a static string (Documentation/rift-protocol.rst's wording).
+ */
+const char *rift_credit_fault_str(enum rift_credit_fault f)
+{
+	switch (f) {
+	case RIFT_CREDIT_OK:
+		return "valid credit";
+	case RIFT_CREDIT_UNKNOWN_CHUNK:
+		return "credit names an unknown chunk";
+	case RIFT_CREDIT_TWICE:
+		return "credit grants a chunk twice";
+	case RIFT_CREDIT_COUNT:
+		return "credit count disagrees";
+	case RIFT_CREDIT_UNSOLICITED:
+		return "unsolicited credit";
+	case RIFT_CREDIT_BELOW_FLOOR:
+		return "revoke below the floor";
+	case RIFT_CREDIT_MALFORMED:
+	default:
+		return "malformed credit";
+	}
+}
+EXPORT_SYMBOL_GPL(rift_credit_fault_str);
+
+/**
+ * rift_credit_clt_init() - a new path instance's grant
+ * @s: state to set up
+ * @granted: @queue_depth bytes of storage the state keeps using
+ * @queue_depth: the instance's chunk id space
+ * @initial: entries of INFO_RSP's chunk table: chunks 0..@initial-1
+ * @chunk_size: the instance's CHUNK_SIZE (a grant's length)
+ * @usable: chunks 0..@usable-1 are what the client's requests can use
+ *	(its own queue depth may be below the server's); more is never
+ *	asked for.  0 or above @queue_depth: @queue_depth
+ *
+ * Without %RIFT_FEAT_CREDITS @initial is @queue_depth: every chunk is
+ * granted and no CREDIT is ever valid, since none is solicited.
+ */
+void rift_credit_clt_init(struct rift_credit_clt *s, u8 *granted, u16 queue_depth,
+			  u16 initial, u32 chunk_size, u16 usable)
+{
+	memset(s, 0, sizeof(*s));
+	s->granted = granted;
+	s->queue_depth = queue_depth;
+	s->chunk_size = chunk_size;
+	s->usable = usable && usable <= queue_depth ? usable : queue_depth;
+	if (initial > queue_depth)
+		initial = queue_depth;
+	memset(granted, 0, queue_depth);
+	memset(granted, 1, initial);
+	s->nr_granted = initial;
+}
+EXPORT_SYMBOL_GPL(rift_credit_clt_init);
+
+/**
+ * rift_credit_clt_check() - judge a received CREDIT in the path's state
+ * @s: the path instance's grant
+ * @buf: the payload received
+ * @len: byte_len from the work completion
+ * @c: the message decoded, valid when this returns %RIFT_CREDIT_OK
+ *
+ * Every message rift_proto_credit_decode() refuses is refused here too,
+ * with the reason a hostile server's case is named by; what the codec
+ * cannot know (the grant so far, a request outstanding, a revoke pending)
+ * is checked against @s.  Nothing is changed: rift_credit_clt_apply()
+ * does that once the caller has accepted the message.
+ *
+ * Return: %RIFT_CREDIT_OK or the first rule the message breaks.
+ */
+enum rift_credit_fault rift_credit_clt_check(const struct rift_credit_clt *s,
+					     const void *buf, size_t len,
+					     struct rift_credit *c)
+{
+	u16 floor = rift_proto_credit_floor(s->queue_depth);
+	struct rift_wire_credit_grant g;
+	struct rift_wire_credit w;
+	unsigned int i, j;
+
+	memset(c, 0, sizeof(*c));
+	if (!buf || len < sizeof(w))
+		return RIFT_CREDIT_MALFORMED;
+	memcpy(&w, buf, sizeof(w));
+	if (w.nr_grant > RIFT_CREDIT_MAX_GRANTS ||
+	    len < sizeof(w) + w.nr_grant * sizeof(g) ||
+	    w.flags & ~RIFT_CREDIT_F_KNOWN ||
+	    ((w.flags & RIFT_CREDIT_F_MORE) && !(w.flags & RIFT_CREDIT_F_ANSWER)))
+		return RIFT_CREDIT_MALFORMED;
+	c->nr_grant = w.nr_grant;
+	c->flags = w.flags;
+	c->keep = le16_to_cpu(w.keep);
+	c->granted = le16_to_cpu(w.granted);
+	for (i = 0; i < c->nr_grant; i++) {
+		memcpy(&g, (const u8 *)buf + sizeof(w) + i * sizeof(g), sizeof(g));
+		c->grant[i].addr = le64_to_cpu(g.addr);
+		c->grant[i].rkey = le32_to_cpu(g.rkey);
+		c->grant[i].chunk = le16_to_cpu(g.chunk);
+	}
+	/* A revoke only asks: it neither grants nor answers. */
+	if ((c->flags & RIFT_CREDIT_F_REVOKE) &&
+	    (c->flags != RIFT_CREDIT_F_REVOKE || c->nr_grant))
+		return RIFT_CREDIT_MALFORMED;
+	if (!(c->flags & RIFT_CREDIT_F_REVOKE) && c->keep)
+		return RIFT_CREDIT_MALFORMED;
+	/* A grant is a chunk table entry: the table's rule (rift_chunk_ok()). */
+	for (i = 0; i < c->nr_grant; i++) {
+		u64 end;
+
+		if (check_add_overflow(c->grant[i].addr, (u64)s->chunk_size, &end))
+			return RIFT_CREDIT_MALFORMED;
+	}
+	for (i = 0; i < c->nr_grant; i++) {
+		if (c->grant[i].chunk >= s->queue_depth)
+			return RIFT_CREDIT_UNKNOWN_CHUNK;
+		if (s->granted[c->grant[i].chunk])
+			return RIFT_CREDIT_TWICE;
+		for (j = 0; j < i; j++)
+			if (c->grant[j].chunk == c->grant[i].chunk)
+				return RIFT_CREDIT_TWICE;
+	}
+	/*
+	 * What bounds the receives a server can make us consume: one answer
+	 * of at most RIFT_CREDIT_MAX_MSGS messages per CREDIT_REQ, one revoke
+	 * at a time, nothing else.
+	 */
+	if (!(c->flags & (RIFT_CREDIT_F_ANSWER | RIFT_CREDIT_F_REVOKE)))
+		return RIFT_CREDIT_UNSOLICITED;
+	if ((c->flags & RIFT_CREDIT_F_ANSWER) &&
+	    (!s->req_out || s->answer_msgs + 1 + !!(c->flags & RIFT_CREDIT_F_MORE) >
+			    RIFT_CREDIT_MAX_MSGS))
+		return RIFT_CREDIT_UNSOLICITED;
+	if ((c->flags & RIFT_CREDIT_F_REVOKE) && s->revoking)
+		return RIFT_CREDIT_UNSOLICITED;
+	if ((c->flags & RIFT_CREDIT_F_REVOKE) && c->keep < floor)
+		return RIFT_CREDIT_BELOW_FLOOR;
+	/* Grants are unique and within the id space, so this bounds them too. */
+	if (c->granted != s->nr_granted + c->nr_grant)
+		return RIFT_CREDIT_COUNT;
+	if ((c->flags & RIFT_CREDIT_F_REVOKE) && c->keep >= c->granted)
+		return RIFT_CREDIT_MALFORMED;
+	return RIFT_CREDIT_OK;
+}
+EXPORT_SYMBOL_GPL(rift_credit_clt_check);
+
+/**
+ * rift_credit_clt_apply() - take a CREDIT rift_credit_clt_check() accepted
+ * @s: the path instance's grant
+ * @c: the message
+ *
+ * Grants are marked (the caller makes them usable once it stored their
+ * address and key), an answer's last message ends the CREDIT_REQ, a
+ * revoke becomes pending: rift_credit_clt_owed() then says how many
+ * chunks to give back.
+ */
+void rift_credit_clt_apply(struct rift_credit_clt *s, const struct rift_credit *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_grant; i++) {
+		s->granted[c->grant[i].chunk] = 1;
+		s->nr_granted++;
+	}
+	if (c->flags & RIFT_CREDIT_F_ANSWER) {
+		s->answer_msgs++;
+		if (!(c->flags & RIFT_CREDIT_F_MORE)) {
+			s->req_out = false;
+			s->answer_msgs = 0;
+		}
+	}
+	if (c->flags & RIFT_CREDIT_F_REVOKE) {
+		s->revoking = true;
+		s->keep = c->keep;
+	}
+}
+EXPORT_SYMBOL_GPL(rift_credit_clt_apply);
+
+/**
+ * rift_credit_clt_owed() - chunks a pending revoke still asks back
+ * @s: the path instance's grant
+ *
+ * Return: 0 without a revoke pending.
+ */
+u16 rift_credit_clt_owed(const struct rift_credit_clt *s)
+{
+	return s->revoking && s->nr_granted > s->keep ? s->nr_granted - s->keep : 0;
+}
+EXPORT_SYMBOL_GPL(rift_credit_clt_owed);
+
+/**
+ * rift_credit_clt_give_back() - a chunk goes back to the server
+ * @s: the path instance's grant, with a revoke owed
+ * @chunk: a granted chunk no request holds, and no orphan (the caller
+ *	sends its CREDIT_REL)
+ *
+ * The revoke ends once the client holds no more than it may keep.
+ */
+void rift_credit_clt_give_back(struct rift_credit_clt *s, u16 chunk)
+{
+	if (chunk >= s->queue_depth || !s->granted[chunk])
+		return;
+	s->granted[chunk] = 0;
+	s->nr_granted--;
+	if (s->nr_granted <= s->keep) {
+		s->revoking = false;
+		s->keep = 0;
+	}
+}
+EXPORT_SYMBOL_GPL(rift_credit_clt_give_back);
+
+/**
+ * rift_credit_clt_should_ask() - is it time for a CREDIT_REQ?
+ * @s: the path instance's grant
+ * @in_use: chunks taken (by requests, orphans)
+ * @starved: a request found no free granted chunk
+ *
+ * When starved, or when three quarters of the grant are in use, unless a
+ * request is outstanding already, a revoke is pending or as many chunks
+ * as the client can use (the id space, or less) are granted.
+ *
+ * Return: whether to send one (see rift_credit_clt_want()).
+ */
+bool rift_credit_clt_should_ask(const struct rift_credit_clt *s, u32 in_use,
+				bool starved)
+{
+	if (s->req_out || s->revoking || s->nr_granted >= s->usable)
+		return false;
+	return starved || 4 * in_use >= 3 * (u32)s->nr_granted;
+}
+EXPORT_SYMBOL_GPL(rift_credit_clt_should_ask);
+
+/**
+ * rift_credit_clt_want() - the total a CREDIT_REQ asks for
+ * @s: the path instance's grant
+ * @in_use: chunks taken
+ * @waiting: requests waiting for a chunk, the one asking included
+ *
+ * Twice the grant, or what is in use and waiting if that is more, within
+ * the chunks the client can use: a busy path doubles per answer (at most
+ * 12 more chunks).
+ *
+ * Return: 1..the chunks the client can use (at most the queue depth).
+ */
+u16 rift_credit_clt_want(const struct rift_credit_clt *s, u32 in_use, u32 waiting)
+{
+	u32 want = 2 * (u32)s->nr_granted;
+
+	if (in_use + waiting > want)
+		want = in_use + waiting;
+	if (want > s->usable)
+		want = s->usable;
+	return want ? want : 1;
+}
+EXPORT_SYMBOL_GPL(rift_credit_clt_want);
+
+/**
+ * rift_credit_clt_asked() - a CREDIT_REQ went out
+ * @s: the path instance's grant
+ */
+void rift_credit_clt_asked(struct rift_credit_clt *s)
+{
+	s->req_out = true;
+	s->answer_msgs = 0;
+}
+EXPORT_SYMBOL_GPL(rift_credit_clt_asked);

@@ -96,8 +96,16 @@
  * together with %RIFT_FEAT_CANCEL; a server accepts it only with that.
  */
 #define RIFT_FEAT_CANCEL_GEN		BIT_ULL(3)
+/*
+ * The server grants chunks as credits: INFO_RSP's chunk table is the
+ * initial grant (at least the floor, at most QUEUE_DEPTH entries), and
+ * CREDIT_REQ, CREDIT and CREDIT_REL grow it, shrink it and give chunks
+ * back (Documentation/rift-protocol.rst, "Memory credits").
+ */
+#define RIFT_FEAT_CREDITS		BIT_ULL(4)
 #define RIFT_FEAT_KNOWN			(RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_CANCEL | \
-					 RIFT_FEAT_AI_CAPABLE | RIFT_FEAT_CANCEL_GEN)
+					 RIFT_FEAT_AI_CAPABLE | RIFT_FEAT_CANCEL_GEN | \
+					 RIFT_FEAT_CREDITS)
 
 /* IO descriptor flags: none are defined in version 1. */
 #define RIFT_IO_F_KNOWN			0U
@@ -151,6 +159,13 @@ static_assert(RIFT_IMM_ERRNO_BITS <= RIFT_IMM_ARG_BITS);
  *	out; answer it without sending read data.  arg is the generation of
  *	that request (its descriptor's @gen) when %RIFT_FEAT_CANCEL_GEN was
  *	accepted, 0 otherwise.  Only used when %RIFT_FEAT_CANCEL was accepted
+ * @RIFT_IMM_CREDIT_REQ: client to server, connection 0: arg is @want, the
+ *	chunks the client wants to hold in total; chunk id 0 (the receiver
+ *	checks both, so that it can name the violation)
+ * @RIFT_IMM_CREDIT: server to client, connection 0: SEND with immediate
+ *	carrying struct rift_wire_credit; chunk id and arg 0
+ * @RIFT_IMM_CREDIT_REL: client to server, connection 0: chunk @chunk is
+ *	given back; arg 0 (the receiver checks the chunk id)
  * @RIFT_IMM_TYPE_NR: first unassigned type; it and all above are rejected
  */
 enum rift_imm_type {
@@ -162,6 +177,9 @@ enum rift_imm_type {
 	RIFT_IMM_HB		= 5,
 	RIFT_IMM_HB_ACK		= 6,
 	RIFT_IMM_CANCEL		= 7,
+	RIFT_IMM_CREDIT_REQ	= 8,
+	RIFT_IMM_CREDIT		= 9,
+	RIFT_IMM_CREDIT_REL	= 10,
 	RIFT_IMM_TYPE_NR,
 };
 
@@ -459,6 +477,65 @@ struct rift_wire_rkey_msg {
 
 static_assert(sizeof(struct rift_wire_rkey_msg) == 16);
 
+/*
+ * Credits (%RIFT_FEAT_CREDITS, Documentation/design/memory-credits.rst):
+ * a CREDIT message grants at most three chunks so that it fits the 64-byte
+ * receive buffer every connection posts; one answer spans at most four
+ * messages.  A client may always keep RIFT_CREDIT_FLOOR chunks (or
+ * queue_depth if smaller), so that a revoked path still makes progress.
+ */
+#define RIFT_CREDIT_MAX_GRANTS		3
+#define RIFT_CREDIT_MAX_MSGS		4
+#define RIFT_CREDIT_FLOOR		2
+
+#define RIFT_CREDIT_F_ANSWER		BIT(0)
+#define RIFT_CREDIT_F_MORE		BIT(1)
+#define RIFT_CREDIT_F_REVOKE		BIT(2)
+#define RIFT_CREDIT_F_KNOWN		(RIFT_CREDIT_F_ANSWER | RIFT_CREDIT_F_MORE | \
+					 RIFT_CREDIT_F_REVOKE)
+
+/**
+ * struct rift_wire_credit_grant - one chunk granted by a CREDIT message
+ * @addr: RDMA address of the chunk (its length is the path's chunk size)
+ * @rkey: the chunk's current rkey
+ * @chunk: chunk id, below the path's queue depth
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_credit_grant {
+	__le64	addr;
+	__le32	rkey;
+	__le16	chunk;
+	u8	reserved[2];
+};
+
+static_assert(sizeof(struct rift_wire_credit_grant) == 16);
+
+/**
+ * struct rift_wire_credit - payload of a CREDIT SEND, followed by
+ *	@nr_grant entries of struct rift_wire_credit_grant
+ * @nr_grant: grant entries that follow (0..%RIFT_CREDIT_MAX_GRANTS)
+ * @flags: RIFT_CREDIT_F_*; unknown bits are refused
+ * @keep: with %RIFT_CREDIT_F_REVOKE, chunks the client may keep; else 0
+ * @granted: chunks granted to the path instance after this message
+ * @reserved: zero when sent, ignored when received
+ */
+struct rift_wire_credit {
+	u8	nr_grant;
+	u8	flags;
+	__le16	keep;
+	__le16	granted;
+	u8	reserved[10];
+};
+
+static_assert(sizeof(struct rift_wire_credit) == 16);
+static_assert(sizeof(struct rift_wire_credit) +
+	      RIFT_CREDIT_MAX_GRANTS * sizeof(struct rift_wire_credit_grant) <= 64);
+
+/* Longest CREDIT payload. */
+#define RIFT_CREDIT_MAX_LEN \
+	(sizeof(struct rift_wire_credit) + \
+	 RIFT_CREDIT_MAX_GRANTS * sizeof(struct rift_wire_credit_grant))
+
 /* ------------------------------------------------------------------ */
 /* Host-order views filled or consumed by the codec.                   */
 /* ------------------------------------------------------------------ */
@@ -542,6 +619,7 @@ struct rift_rbuf {
  *	%RIFT_FEAT_CANCEL_GEN, see rift_proto_cancel_gen()
  * @desc_off: descriptor byte offset in the chunk (WRITE, READ)
  * @err: 0 or negative errno (RSP, RSP_RKEY)
+ * @want: chunks the client wants to hold in total (CREDIT_REQ)
  *
  * Fields that do not belong to @type are zero after decoding and ignored
  * when encoding.
@@ -553,6 +631,7 @@ struct rift_imm {
 	u16	gen;
 	u32	desc_off;
 	int	err;
+	u16	want;
 };
 
 /**
@@ -594,6 +673,89 @@ struct rift_io_req {
 	u32	usr_off;
 	u32	desc_off;
 	u32	desc_len;
+};
+
+/**
+ * struct rift_credit_grant - a granted chunk in host order
+ * @addr: RDMA address
+ * @rkey: remote key
+ * @chunk: chunk id
+ */
+struct rift_credit_grant {
+	u64	addr;
+	u32	rkey;
+	u16	chunk;
+};
+
+/**
+ * struct rift_credit - CREDIT contents in host order
+ * @nr_grant: valid entries of @grant
+ * @flags: RIFT_CREDIT_F_*
+ * @keep: chunks the client may keep (%RIFT_CREDIT_F_REVOKE), else 0
+ * @granted: chunks granted to the path instance after this message
+ * @grant: the chunks this message grants
+ */
+struct rift_credit {
+	u8				nr_grant;
+	u8				flags;
+	u16				keep;
+	u16				granted;
+	struct rift_credit_grant	grant[RIFT_CREDIT_MAX_GRANTS];
+};
+
+/**
+ * enum rift_credit_fault - why a client refuses a CREDIT message
+ * @RIFT_CREDIT_OK: none: the message is valid in the path's state
+ * @RIFT_CREDIT_MALFORMED: short, too many grants, unknown flag bits, MORE
+ *	without ANSWER, a revoke that grants, answers or asks nothing back,
+ *	keep without a revoke, or a grant whose addr + CHUNK_SIZE wraps
+ * @RIFT_CREDIT_UNKNOWN_CHUNK: a grant beyond the path's id space
+ * @RIFT_CREDIT_TWICE: a grant of a chunk the client holds already, or
+ *	twice in the message
+ * @RIFT_CREDIT_COUNT: @granted is not the client's count after the message
+ * @RIFT_CREDIT_UNSOLICITED: an answer to no CREDIT_REQ (or one message too
+ *	many of an answer), a message that neither answers nor revokes, a
+ *	revoke while one is pending
+ * @RIFT_CREDIT_BELOW_FLOOR: a revoke whose keep is below the floor
+ */
+enum rift_credit_fault {
+	RIFT_CREDIT_OK,
+	RIFT_CREDIT_MALFORMED,
+	RIFT_CREDIT_UNKNOWN_CHUNK,
+	RIFT_CREDIT_TWICE,
+	RIFT_CREDIT_COUNT,
+	RIFT_CREDIT_UNSOLICITED,
+	RIFT_CREDIT_BELOW_FLOOR,
+};
+
+/**
+ * struct rift_credit_clt - a client path instance's side of its grant
+ * @granted: per chunk id, 1 while the chunk is granted to the client and
+ *	not given back; @queue_depth entries, the caller's storage
+ * @queue_depth: the instance's chunk id space
+ * @chunk_size: CHUNK_SIZE of the instance: a grant's addr + @chunk_size
+ *	must not wrap 64 bits, as for a chunk table entry
+ * @usable: chunks the client's requests can use (ids below it), at most
+ *	@queue_depth: a CREDIT_REQ never asks for more
+ * @nr_granted: entries of @granted set
+ * @keep: while @revoking, how many chunks the client may keep
+ * @answer_msgs: messages of the answer under way received so far
+ * @req_out: a CREDIT_REQ is outstanding: until an ANSWER without MORE
+ * @revoking: a revoke is pending: until @nr_granted <= @keep
+ *
+ * Pure state, no locking: the kernel client keeps it under its path's
+ * chunk lock, the unit tests drive it directly.
+ */
+struct rift_credit_clt {
+	u8	*granted;
+	u16	queue_depth;
+	u32	chunk_size;
+	u16	usable;
+	u16	nr_granted;
+	u16	keep;
+	u8	answer_msgs;
+	bool	req_out;
+	bool	revoking;
 };
 
 /**
@@ -685,6 +847,25 @@ int rift_proto_io_desc_decode(const struct rift_io_limits *lim, const struct rif
 			      struct rift_rbuf *segs, u32 segs_cap);
 int rift_proto_rkey_encode(u16 chunk, u32 rkey, void *buf, size_t cap);
 int rift_proto_rkey_decode(const void *buf, size_t len, u16 chunk, u32 *rkey);
+u16 rift_proto_credit_floor(u16 queue_depth);
+bool rift_proto_credit_want_ok(u16 want, u16 queue_depth);
+int rift_proto_credit_encode(const struct rift_credit *c, u16 queue_depth,
+			     void *buf, size_t cap);
+int rift_proto_credit_decode(const void *buf, size_t len, u16 queue_depth,
+			     struct rift_credit *c);
+const char *rift_credit_fault_str(enum rift_credit_fault f);
+void rift_credit_clt_init(struct rift_credit_clt *s, u8 *granted, u16 queue_depth,
+			  u16 initial, u32 chunk_size, u16 usable);
+enum rift_credit_fault rift_credit_clt_check(const struct rift_credit_clt *s,
+					     const void *buf, size_t len,
+					     struct rift_credit *c);
+void rift_credit_clt_apply(struct rift_credit_clt *s, const struct rift_credit *c);
+u16 rift_credit_clt_owed(const struct rift_credit_clt *s);
+void rift_credit_clt_give_back(struct rift_credit_clt *s, u16 chunk);
+bool rift_credit_clt_should_ask(const struct rift_credit_clt *s, u32 in_use,
+				bool starved);
+u16 rift_credit_clt_want(const struct rift_credit_clt *s, u32 in_use, u32 waiting);
+void rift_credit_clt_asked(struct rift_credit_clt *s);
 
 /**
  * enum rift_auth_role - whose proof a transcript is for

@@ -162,6 +162,7 @@ static void rift_srv_path_free_work(struct work_struct *work)
 	kfree(path->sgs);
 	kfree(path->mrs);
 	kfree(path->rkey_msgs);
+	rift_srv_credit_free(path);
 	kfree(path);
 	put_device(&sess->dev);
 }
@@ -249,6 +250,7 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 	INIT_WORK(&path->free_work, rift_srv_path_free_work);
 	INIT_DELAYED_WORK(&path->setup_work, rift_srv_path_setup_timeout);
 	INIT_DELAYED_WORK(&path->hb_work, rift_srv_path_hb_work);
+	rift_srv_credit_init(path);
 	path->hb.interval_ms = rift_srv_param_hb_interval_ms();
 	path->hb.missed_max = RIFT_HB_MISSED_DEFAULT;
 	atomic_set(&path->base.inflight, 0);
@@ -812,6 +814,8 @@ static void rift_srv_path_close_work(struct work_struct *work)
 
 	for (i = path->con_cnt - 1; i >= 0; i--)
 		rift_srv_con_free(&path->cons[i]);
+	/* No receive can queue an answer now, and none can post one. */
+	rift_srv_credit_stop(path);
 	rift_iu_free(path->ib_dev, path->info_tx);
 	path->info_tx = NULL;
 	rift_srv_path_unreg_chunks(path);

@@ -136,6 +136,36 @@ bool rift_srv_param_cancel(void)
 	return READ_ONCE(cancel);
 }
 
+/*
+ * Memory credits (RIFT_FEAT_CREDITS, Documentation/rift-protocol.rst):
+ * the chunks a path of a client that offers the feature is granted at
+ * admission; it asks for more as it needs them.  0 grants the whole queue
+ * depth at once (the feature is then not accepted: nothing changes on
+ * the wire).  Values below the protocol's floor (2, or the queue depth if
+ * smaller) are raised to it.  Every chunk is still allocated at
+ * admission: this sets how fast a path's grant grows, not what it pins.
+ */
+static unsigned int credit_floor;
+
+static int rift_srv_set_credit_floor(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, RIFT_MAX_QUEUE_DEPTH);
+}
+
+static const struct kernel_param_ops rift_srv_credit_floor_ops = {
+	.set = rift_srv_set_credit_floor,
+	.get = param_get_uint,
+};
+
+module_param_cb(credit_floor, &rift_srv_credit_floor_ops, &credit_floor, 0644);
+MODULE_PARM_DESC(credit_floor,
+		 "Chunks a new path of a client offering memory credits is granted at admission, 0..4096; 0 grants the whole queue depth (default 0)");
+
+u32 rift_srv_param_credit_floor(void)
+{
+	return READ_ONCE(credit_floor);
+}
+
 u32 rift_srv_param_max_queue_depth(void)
 {
 	return READ_ONCE(max_queue_depth);

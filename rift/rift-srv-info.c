@@ -226,7 +226,8 @@ static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
 
 static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 				       const struct rift_info *req, const u8 *proof,
-				       struct ib_reg_wr *wrs, struct rift_rbuf *table)
+				       struct ib_reg_wr *wrs, struct rift_rbuf *table,
+				       u16 nr_table)
 {
 	struct rift_srv_sess *sess = path->sess;
 	struct rift_info rsp = {
@@ -234,15 +235,17 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 		.version	= path->version,
 		.feat_accepted	= (path->always_inv ? RIFT_FEAT_ALWAYS_INVALIDATE : 0) |
 				  (path->can_cancel ? RIFT_FEAT_CANCEL : 0) |
-				  (path->cancel_gen ? RIFT_FEAT_CANCEL_GEN : 0),
+				  (path->cancel_gen ? RIFT_FEAT_CANCEL_GEN : 0) |
+				  (path->credits ? RIFT_FEAT_CREDITS : 0),
 		.hb_interval_ms	= path->hb.interval_ms,
 		.hb_missed_max	= path->hb.missed_max,
 		.max_io_size	= sess->max_io_size,
 		.queue_depth	= path->queue_depth,
 		.chunk_size	= sess->chunk_size,
-		.nr_chunks	= path->queue_depth,
+		/* The initial grant: the whole queue depth without credits. */
+		.nr_chunks	= nr_table,
 		.chunks		= table,
-		.chunks_cap	= path->queue_depth,
+		.chunks_cap	= nr_table,
 	};
 	struct rift_iu *tx;
 	bool ok;
@@ -411,6 +414,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	struct rift_rbuf *table;
 	struct ib_reg_wr *wrs;
 	u64 feat = 0;
+	int nr_table;
 	bool first;
 	int err;
 
@@ -472,6 +476,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		feat = RIFT_FEAT_ALWAYS_INVALIDATE;
 	if (rift_srv_param_cancel())
 		feat |= RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN;
+	feat |= RIFT_FEAT_CREDITS;
 	feat = rift_proto_features_accept(req->feat_offered, feat);
 	if (rift_srv_param_force_always_invalidate()) {
 		if (!(rift_proto_features_acceptable(req->feat_offered) &
@@ -504,6 +509,12 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 			rift_srv_path_refuse(path, ENOMEM, "cannot allocate rkey messages");
 			return 0;
 		}
+	}
+	/* Accepted only with a credit_floor: see rift_srv_credit_setup(). */
+	nr_table = rift_srv_credit_setup(path, feat & RIFT_FEAT_CREDITS);
+	if (nr_table < 0) {
+		rift_srv_path_refuse(path, ENOMEM, "cannot allocate credit state");
+		return 0;
 	}
 	wrs = kcalloc(path->queue_depth, sizeof(*wrs), GFP_KERNEL);
 	table = kcalloc(path->queue_depth, sizeof(*table), GFP_KERNEL);
@@ -539,7 +550,8 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		mutex_unlock(&sess->lock);
 	}
 	err = rift_srv_path_send_info_rsp(path, req, proved && (req->present &
-					  BIT(RIFT_TLV_AUTH_NONCE)) ? proof : NULL, wrs, table);
+					  BIT(RIFT_TLV_AUTH_NONCE)) ? proof : NULL, wrs, table,
+					  nr_table);
 	if (!err)
 		rift_srv_peer_info("session %s: path %s connected on %s port %u, %u connections\n",
 				   sess->name, path->base.name, dev_name(&path->ib_dev->dev),

@@ -586,6 +586,16 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 				   be32_to_cpu(imm_data));
 		return;
 	}
+	/*
+	 * A chunk not granted (memory credits) is not the client's to use:
+	 * no request, no CANCEL may name it.  Every chunk is granted when
+	 * the feature is off.
+	 */
+	if ((imm.type == RIFT_IMM_WRITE || imm.type == RIFT_IMM_READ ||
+	     imm.type == RIFT_IMM_CANCEL) && !rift_srv_credit_granted(path, imm.chunk)) {
+		rift_srv_path_fail(path, "request names a chunk not granted");
+		return;
+	}
 	switch (imm.type) {
 	case RIFT_IMM_WRITE:
 	case RIFT_IMM_READ:
@@ -601,6 +611,14 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 		break;
 	case RIFT_IMM_CANCEL:
 		if (!rift_srv_cancel(path, &imm))
+			return;
+		break;
+	case RIFT_IMM_CREDIT_REQ:
+		if (!rift_srv_credit_req(con, &imm))
+			return;
+		break;
+	case RIFT_IMM_CREDIT_REL:
+		if (!rift_srv_credit_rel(con, &imm))
 			return;
 		break;
 	default:

@@ -205,6 +205,15 @@ static ssize_t path_pinned_bytes_show(struct kobject *kobj,
 static struct kobj_attribute rift_srv_path_pinned_bytes_attr =
 	__ATTR(pinned_bytes, 0444, path_pinned_bytes_show, NULL);
 
+/* Memory credits: the chunks granted to the client right now. */
+static ssize_t granted_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_path(kobj)->nr_granted));
+}
+
+static struct kobj_attribute rift_srv_path_granted_attr = __ATTR_RO(granted);
+
 static ssize_t disconnect_store(struct kobject *kobj, struct kobj_attribute *attr,
 				const char *buf, size_t count)
 {
@@ -226,6 +235,7 @@ static struct kobj_attribute rift_srv_path_disconnect_attr = __ATTR_WO(disconnec
 static struct attribute *rift_srv_path_attrs[] = {
 	&rift_srv_path_con_states_attr.attr,
 	&rift_srv_path_pinned_bytes_attr.attr,
+	&rift_srv_path_granted_attr.attr,
 	&rift_srv_path_disconnect_attr.attr,
 	NULL,
 };
@@ -244,6 +254,9 @@ static struct rift_stat_attr rift_srv_stat_counters[] = {
 	RIFT_STAT_ATTR(cancelled, struct rift_srv_stats, cancelled),
 	RIFT_STAT_ATTR(cancels_stale, struct rift_srv_stats, cancels_stale),
 	RIFT_STAT_ATTR(posting_waits, struct rift_srv_stats, posting_waits),
+	RIFT_STAT_ATTR(credit_reqs, struct rift_srv_stats, credit_reqs),
+	RIFT_STAT_ATTR(credits, struct rift_srv_stats, credits),
+	RIFT_STAT_ATTR(credit_rels, struct rift_srv_stats, credit_rels),
 };
 
 static struct attribute *rift_srv_stats_attrs[] = {
@@ -252,6 +265,9 @@ static struct attribute *rift_srv_stats_attrs[] = {
 	&rift_srv_stat_counters[2].attr.attr,
 	&rift_srv_stat_counters[3].attr.attr,
 	&rift_srv_stat_counters[4].attr.attr,
+	&rift_srv_stat_counters[5].attr.attr,
+	&rift_srv_stat_counters[6].attr.attr,
+	&rift_srv_stat_counters[7].attr.attr,
 	NULL,
 };
 

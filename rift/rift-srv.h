@@ -297,6 +297,9 @@ struct rift_srv_con {
  * @writes_refused: RDMA WRITEs of read data the client refused with a
  *	remote access error, e.g. a late response into a read it had timed
  *	out and invalidated
+ * @credit_reqs: CREDIT_REQs received (RIFT_FEAT_CREDITS)
+ * @credits: CREDIT messages sent (an answer is one to four of them)
+ * @credit_rels: CREDIT_RELs received: chunks the client gave back
  */
 struct rift_srv_stats {
 	struct rift_path_stats	base;
@@ -305,6 +308,9 @@ struct rift_srv_stats {
 	u64			cancelled;
 	u64			cancels_stale;
 	u64			posting_waits;
+	u64			credit_reqs;
+	u64			credits;
+	u64			credit_rels;
 };
 
 /**
@@ -360,6 +366,17 @@ struct rift_srv_stats {
  * @stats: counters (@base.stats too)
  * @hb_work: heartbeat tick while CONNECTED
  * @hb: heartbeats; interval and silent ticks as announced in INFO_RSP
+ * @credits: RIFT_FEAT_CREDITS was accepted: chunks are granted as credits
+ * @cr_lock: guards @cr_granted's changes, @nr_granted, @cr_req_out,
+ *	@cr_want and @cr_last (see rift-srv-credit.c)
+ * @cr_granted: bit per chunk id, set while granted to the client (every
+ *	chunk without @credits); a request may only name such a chunk
+ * @nr_granted: bits of @cr_granted set
+ * @cr_req_out: a CREDIT_REQ is unanswered
+ * @cr_want: what it asked for in total
+ * @cr_last: when the last answer went out, in jiffies
+ * @credit_work: sends the answer, at most once per interval
+ * @cr_tx: buffers of an answer's messages
  */
 struct rift_srv_path {
 	struct rift_path_base		base;
@@ -407,6 +424,15 @@ struct rift_srv_path {
 	struct rift_srv_stats __percpu	*stats;
 	struct delayed_work		hb_work;
 	struct rift_hb			hb;
+	bool				credits;
+	spinlock_t			cr_lock;	/* see above */
+	unsigned long			*cr_granted;
+	u16				nr_granted;
+	bool				cr_req_out;
+	u16				cr_want;
+	unsigned long			cr_last;
+	struct delayed_work		credit_work;
+	struct rift_iu			*cr_tx[RIFT_CREDIT_MAX_MSGS];
 };
 
 /**
@@ -463,6 +489,7 @@ u32 rift_srv_param_max_paths_per_session(void);
 u32 rift_srv_param_max_cons_per_path(void);
 u32 rift_srv_param_max_pending_per_addr(void);
 u32 rift_srv_param_setup_timeout_ms(void);
+u32 rift_srv_param_credit_floor(void);
 bool rift_srv_pinned_reserve(u64 bytes);
 void rift_srv_pinned_release(u64 bytes);
 bool rift_srv_sess_slot_get(void);
@@ -526,6 +553,15 @@ void rift_srv_path_sysfs_del(struct rift_srv_path *path);
 void rift_srv_path_hb_start(struct rift_srv_path *path);
 void rift_srv_path_hb_work(struct work_struct *work);
 void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq);
+
+/* rift-srv-credit.c */
+void rift_srv_credit_init(struct rift_srv_path *path);
+int rift_srv_credit_setup(struct rift_srv_path *path, bool credits);
+void rift_srv_credit_stop(struct rift_srv_path *path);
+void rift_srv_credit_free(struct rift_srv_path *path);
+bool rift_srv_credit_granted(struct rift_srv_path *path, u16 chunk);
+bool rift_srv_credit_req(struct rift_srv_con *con, const struct rift_imm *imm);
+bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm);
 
 /* rift-srv-io.c */
 void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc);

@@ -21,7 +21,12 @@
 #    from rift-evil's mark to the path's state tracepoint;
 #  - mute_always (both paths go mute on every instance): the requests,
 #    taken from path to path, still end with ETIMEDOUT io_timeout_ms
-#    after they first lost one.
+#    after they first lost one;
+#  - the cr_* cases (memory credits on the bad path, 2 chunks granted at
+#    first, CREDIT_REQs answered) break one credit rule each, as the
+#    IO-stage cases above; cr_revoke breaks none: a valid revoke down to
+#    2 chunks once the grant grew, which the client serves with
+#    CREDIT_RELs while its IO goes on, without the path failing.
 # At the end: no completion the ULP saw twice or unasked, Rift's slab
 # objects back to what they were after a warm-up case, the modules unload.
 cd "$(dirname "$0")" && . ./lib.sh
@@ -58,6 +63,13 @@ IO_CASES=(
 	"rnr|no progress for|heartbeat: nothing received"
 	"silent|heartbeat: nothing received|no progress for"
 	"mute_io|connection [0-9]+: no progress for [0-9]+ ms"
+	"cr_malformed|malformed credit"
+	"cr_unknown|credit names an unknown chunk"
+	"cr_twice|credit grants a chunk twice"
+	"cr_count|credit count disagrees"
+	"cr_unsolicited|unsolicited credit"
+	"cr_floor|revoke below the floor"
+	"cr_rsp_ungranted|response names an unknown chunk"
 )
 INFO_CASES=(
 	"info_qd|INFO_RSP disagrees with CON_RSP: 7 chunks"
@@ -68,7 +80,7 @@ INFO_CASES=(
 )
 
 ktap_header
-ktap_plan $((3 + 3 * ${#IO_CASES[@]} + 2 + 2 * ${#INFO_CASES[@]} + 3 + 3))
+ktap_plan $((3 + 3 * ${#IO_CASES[@]} + 2 + 2 * ${#INFO_CASES[@]} + 3 + 3 + 3))
 
 ktap_check "two rxe links" rift_rxe_pairs 2
 # Short heartbeats and a reconnect delay long enough to read the reason
@@ -309,6 +321,40 @@ for c in "${INFO_CASES[@]}"; do
 	session_end
 	case_keep "$name"
 done
+
+# cr_revoke: the bad path grows its grant under IO 16 deep, then
+# rift-evil revokes it down to 2 chunks: the client gives back its free
+# chunks at once and the others as their requests end (CREDIT_REL, which
+# rift-evil logs as "released chunk N"), its IO goes on, verified, and
+# the path never fails.
+log_mark
+reasons_start
+seed=$((seed + 1))
+ok=0
+if evil_start -c cr_revoke && open_both; then
+	ok=1
+fi
+rc0=$(rift_clt_stat $S "$P1" reconnects)
+io write $seed 256 16
+wrc=$?
+io verify $seed 256 16
+vrc=$?
+errs=$(rift_test_errnos $S)
+rels=$(grep -c 'released chunk' "$OUT/evil.log")
+grep -E 'fired|revoke|released' "$OUT/evil.log" | head -n 6 | sed 's/^/# cr_revoke: evil: /'
+ktap_info "cr_revoke: write rc $wrc, verify rc $vrc, errors '$errs'; client: credits $(cat "$CS/paths/$P1/credits" 2>/dev/null), granted $(cat "$CS/paths/$P1/granted" 2>/dev/null), credit_reqs $(rift_clt_stat $S "$P1" credit_reqs), credit_rels $(rift_clt_stat $S "$P1" credit_rels); rift-evil saw $rels released; last_error: $(grep . "$OUT/reasons" | tr '\n' '/')"
+ktap_check "cr_revoke: the bad path ran with credits and its grant grew on request" \
+	eval "[ $ok = 1 ] && [ \"\$(cat $CS/paths/$P1/credits)\" = 1 ] &&
+	      [ \"\$(rift_clt_stat $S $P1 credit_reqs)\" -ge 1 ] &&
+	      grep -q 'fired cr_revoke' $OUT/evil.log"
+ktap_check "cr_revoke: chunks given back (CREDIT_REL), the path never failed" \
+	eval "[ $rels -ge 1 ] && [ \"\$(rift_clt_stat $S $P1 credit_rels)\" -ge $rels ] &&
+	      [ \"\$(rift_clt_stat $S $P1 reconnects)\" = '$rc0' ] &&
+	      [ \"\$(rift_path_state $S $P1)\" = connected ] && ! grep -q . $OUT/reasons"
+ktap_check "cr_revoke: IO completed, data verified" \
+	eval "[ $wrc = 0 ] && [ $vrc = 0 ] && [ -z \"$errs\" ] && io verify $seed 256 16"
+session_end
+case_keep cr_revoke
 
 # mute_always: every instance of both paths goes mute once it has a
 # request.  The progress tick fails each within about a second, before

@@ -136,7 +136,11 @@ static void fuzz_info(const u8 *data, size_t size)
 
 		FUZZ_ASSERT(rift_info_rsp_check(&info, info.feat_accepted, NULL) ==
 			    (feat_bad ? -EBADMSG : 0));
-		FUZZ_ASSERT(info.nr_chunks == info.queue_depth);
+		/* With memory credits the table is the initial grant. */
+		FUZZ_ASSERT(info.nr_chunks == info.queue_depth ||
+			    ((info.feat_accepted & RIFT_FEAT_CREDITS) &&
+			     info.nr_chunks >= rift_proto_credit_floor(info.queue_depth) &&
+			     info.nr_chunks < info.queue_depth));
 		FUZZ_ASSERT(info.max_io_size + RIFT_CHUNK_HEADROOM <= info.chunk_size);
 		for (i = 0; i < info.nr_chunks; i++)
 			FUZZ_ASSERT(chunks[i].len == info.chunk_size);
@@ -268,7 +272,10 @@ static void fuzz_imm(const u8 *data, size_t size)
 	if (rift_imm_decode(to_be(raw), nr, &imm))
 		return;
 	FUZZ_ASSERT(nr && nr <= RIFT_MAX_QUEUE_DEPTH);
-	FUZZ_ASSERT(imm.chunk < nr);
+	/* The server checks the ids of credit requests and releases itself. */
+	FUZZ_ASSERT(imm.chunk < nr || imm.type == RIFT_IMM_CREDIT_REQ ||
+		    imm.type == RIFT_IMM_CREDIT_REL);
+	FUZZ_ASSERT(imm.type != RIFT_IMM_CREDIT || (!imm.chunk && !(raw & RIFT_IMM_ARG_MASK)));
 	FUZZ_ASSERT(!rift_imm_encode(&imm, &v));
 	FUZZ_ASSERT(!memcmp(&v, data, 4));
 	if (imm.type == RIFT_IMM_CANCEL)
@@ -287,6 +294,75 @@ static void fuzz_rkey(const u8 *data, size_t size)
 		return;
 	FUZZ_ASSERT(size - 2 >= sizeof(struct rift_wire_rkey_msg));
 	FUZZ_ASSERT(rd16(data + 2 + 4) == chunk);
+}
+
+/*
+ * The client's view of the same payload: whatever its state, it never
+ * accepts what the codec refuses, and accepting keeps its count equal to
+ * the chunks it marks granted, within the id space.
+ */
+static void fuzz_credit_clt(const u8 *data, size_t size, u16 qd)
+{
+	static u8 granted[RIFT_MAX_QUEUE_DEPTH];
+	u16 floor = rift_proto_credit_floor(qd), initial;
+	struct rift_credit_clt st;
+	struct rift_credit c, d;
+	unsigned int i, n = 0;
+
+	if (!qd || qd > RIFT_MAX_QUEUE_DEPTH)
+		return;
+	initial = floor + (data[0] ^ data[1]) % (qd - floor + 1);
+	/* CHUNK_SIZE small or the largest, so that grants near the top wrap. */
+	rift_credit_clt_init(&st, granted, qd, initial,
+			     data[0] & 2 ? RIFT_CHUNK_SIZE_MAX : RIFT_CHUNK_SIZE_MIN,
+			     1 + data[1] % qd);
+	if (data[0] & 1)
+		rift_credit_clt_asked(&st);
+	if (rift_credit_clt_check(&st, data + 2, size - 2, &c) != RIFT_CREDIT_OK)
+		return;
+	FUZZ_ASSERT(!rift_proto_credit_decode(data + 2, size - 2, qd, &d));
+	for (i = 0; i < c.nr_grant; i++)
+		FUZZ_ASSERT(c.grant[i].addr <= ~0ULL - st.chunk_size);
+	rift_credit_clt_apply(&st, &c);
+	for (i = 0; i < qd; i++)
+		n += granted[i];
+	FUZZ_ASSERT(n == st.nr_granted && n <= qd && n == c.granted);
+}
+
+static void fuzz_credit(const u8 *data, size_t size)
+{
+	struct rift_credit c, c2;
+	u16 qd, floor;
+	unsigned int i, j;
+	int len;
+
+	if (size < FUZZ_CREDIT_PARAMS)
+		return;
+	qd = rd16(data);
+	fuzz_credit_clt(data, size, qd);
+	if (rift_proto_credit_decode(data + 2, size - 2, qd, &c))
+		return;
+	floor = rift_proto_credit_floor(qd);
+	FUZZ_ASSERT(qd && qd <= RIFT_MAX_QUEUE_DEPTH);
+	FUZZ_ASSERT(c.nr_grant <= RIFT_CREDIT_MAX_GRANTS);
+	FUZZ_ASSERT(size - 2 >= sizeof(struct rift_wire_credit) +
+		    c.nr_grant * sizeof(struct rift_wire_credit_grant));
+	FUZZ_ASSERT(!(c.flags & ~RIFT_CREDIT_F_KNOWN));
+	FUZZ_ASSERT(c.granted >= floor && c.granted <= qd && c.granted >= c.nr_grant);
+	if (c.flags & RIFT_CREDIT_F_REVOKE)
+		FUZZ_ASSERT(!c.nr_grant && c.keep >= floor && c.keep < c.granted);
+	else
+		FUZZ_ASSERT(!c.keep && (c.flags || c.nr_grant));
+	for (i = 0; i < c.nr_grant; i++) {
+		FUZZ_ASSERT(c.grant[i].chunk < qd);
+		for (j = 0; j < i; j++)
+			FUZZ_ASSERT(c.grant[j].chunk != c.grant[i].chunk);
+	}
+	len = rift_proto_credit_encode(&c, qd, out, RIFT_CREDIT_MAX_LEN);
+	FUZZ_ASSERT(len == (int)(sizeof(struct rift_wire_credit) +
+				 c.nr_grant * sizeof(struct rift_wire_credit_grant)));
+	FUZZ_ASSERT(!rift_proto_credit_decode(out, len, qd, &c2));
+	FUZZ_ASSERT(!memcmp(&c, &c2, sizeof(c)));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -317,6 +393,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FUZZ_RKEY:
 		fuzz_rkey(data + 1, size - 1);
+		break;
+	case FUZZ_CREDIT:
+		fuzz_credit(data + 1, size - 1);
 		break;
 	}
 	return 0;

@@ -15,6 +15,7 @@ enum fuzz_target {
 	FUZZ_IO_DESC,
 	FUZZ_IMM,
 	FUZZ_RKEY,
+	FUZZ_CREDIT,
 	FUZZ_NR,
 };
 
@@ -29,5 +30,7 @@ enum fuzz_target {
 #define FUZZ_IMM_PARAMS		6
 /* FUZZ_RKEY: 2 bytes chunk id (le16), then the payload. */
 #define FUZZ_RKEY_PARAMS	2
+/* FUZZ_CREDIT: 2 bytes queue depth (le16), then the CREDIT payload. */
+#define FUZZ_CREDIT_PARAMS	2
 
 #endif /* _RIFT_FUZZ_H */

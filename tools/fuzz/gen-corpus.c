@@ -201,6 +201,27 @@ static void seed_rkey(void)
 	seed(FUZZ_RKEY, chunk, 2, buf, sizeof(struct rift_wire_rkey_msg));
 }
 
+static void seed_credit(void)
+{
+	static const struct rift_credit msgs[] = {
+		{ .nr_grant = 3, .flags = RIFT_CREDIT_F_ANSWER | RIFT_CREDIT_F_MORE, .granted = 5,
+		  .grant = { { 0x10000, 0x101, 2 }, { 0x20000, 0x102, 3 }, { 0x30000, 0x103, 4 } } },
+		{ .nr_grant = 1, .flags = RIFT_CREDIT_F_ANSWER, .granted = 6,
+		  .grant = { { 0x40000, 0x104, 5 } } },
+		{ .flags = RIFT_CREDIT_F_ANSWER, .granted = 2 },
+		{ .flags = RIFT_CREDIT_F_REVOKE, .keep = 2, .granted = 6 },
+	};
+	u8 qd[2] = { 128, 0 };
+	unsigned int i;
+	int len;
+
+	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
+		len = rift_proto_credit_encode(&msgs[i], 128, buf, sizeof(buf));
+		must(len, "credit");
+		seed(FUZZ_CREDIT, qd, 2, buf, len);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -213,6 +234,7 @@ int main(int argc, char **argv)
 	seed_io();
 	seed_imm();
 	seed_rkey();
+	seed_credit();
 	printf("gen-corpus: wrote %d seeds to %s\n", nr_seeds, dir);
 	return 0;
 }

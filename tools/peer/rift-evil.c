@@ -45,6 +45,23 @@
  *                   not once: the client's requests go from path to path
  *                   and none is ever answered
  *
+ * The cr_* cases accept memory credits (RIFT_FEAT_CREDITS) on their bad
+ * paths, grant 2 chunks in INFO_RSP and answer CREDIT_REQs, breaking one
+ * rule once:
+ *
+ *   cr_malformed    the first answer says 4 grants and carries 3
+ *   cr_unknown      the first answer grants a chunk beyond the queue depth
+ *   cr_twice        the first answer grants chunk 0, which the client holds
+ *   cr_count        the first answer's granted count is one too many
+ *   cr_unsolicited  with the first request, a CREDIT that neither answers
+ *                   nor revokes
+ *   cr_floor        with the first request, a revoke down to 1 chunk
+ *   cr_rsp_ungranted with the first request's answer, a RSP naming a chunk
+ *                   not granted
+ *   cr_revoke       no violation: once the grant has grown, a revoke down
+ *                   to 2 chunks (valid); the client gives chunks back
+ *                   ("released chunk N") and IO goes on
+ *
  * With -B it serves riftblk instead: its RAM store is one device (any
  * OPEN path maps it read-write, 512-byte blocks, discard and write
  * zeroes), so a kernel riftblk client maps it and runs IO; the rb_*
@@ -107,7 +124,9 @@ enum evil_case {
 	C_WRONG_CON, C_LATE_RSP, C_RKEY_NOAI, C_RKEY_CHUNK, C_RKEY_BOGUS,
 	C_RKEY_MISSING, C_READ_OVERRUN, C_INFO_QD, C_INFO_CHUNK_SIZE,
 	C_INFO_FEAT, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
-	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW,
+	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_CR_MALFORMED, C_CR_UNKNOWN,
+	C_CR_TWICE, C_CR_COUNT, C_CR_UNSOLICITED, C_CR_FLOOR, C_CR_RSP_UNGRANTED,
+	C_CR_REVOKE, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW,
 	C_RB_DGRAN, C_RB_DGRAN_HUGE, C_RB_SHORT, C_RB_INFO_DGRAN, C_NR,
 };
 
@@ -116,7 +135,9 @@ static const char * const case_names[C_NR] = {
 	"wrong_con", "late_rsp", "rkey_noai", "rkey_chunk", "rkey_bogus",
 	"rkey_missing", "read_overrun", "info_qd", "info_chunk_size",
 	"info_feat", "info_table", "con_rsp_differs", "hb_flood", "rnr",
-	"silent", "mute_io", "mute_always", "rb_lbs", "rb_sectors", "rb_max_hw",
+	"silent", "mute_io", "mute_always", "cr_malformed", "cr_unknown",
+	"cr_twice", "cr_count", "cr_unsolicited", "cr_floor", "cr_rsp_ungranted",
+	"cr_revoke", "rb_lbs", "rb_sectors", "rb_max_hw",
 	"rb_dgran", "rb_dgran_huge", "rb_short", "rb_info_dgran",
 };
 
@@ -142,6 +163,10 @@ static const char * const case_names[C_NR] = {
  * @held_due: when the next answer goes out
  * @flood_end: hb_flood: when to stop
  * @hb_seq: sequence of the flood's heartbeats
+ * @credits: memory credits accepted (cr_* cases, bad paths)
+ * @granted: per chunk, granted to the client
+ * @nr_granted: chunks granted
+ * @rels: chunks the client gave back
  */
 struct epath {
 	bool			used;
@@ -163,6 +188,10 @@ struct epath {
 	long long		held_due;
 	long long		flood_end;
 	u16			hb_seq;
+	bool			credits;
+	bool			granted[EVIL_QD];
+	u16			nr_granted;
+	u16			rels;
 };
 
 static enum evil_case the_case = C_NONE;
@@ -190,6 +219,14 @@ static bool info_case(void)
 {
 	return the_case >= C_INFO_QD && the_case <= C_CON_RSP_DIFFERS;
 }
+
+static bool credit_case(void)
+{
+	return the_case >= C_CR_MALFORMED && the_case <= C_CR_REVOKE;
+}
+
+/* The initial grant of the cr_* cases: the protocol's floor. */
+#define EVIL_CREDIT_FLOOR	2
 
 static bool blk_case(void)
 {
@@ -381,10 +418,10 @@ static int put_u32(struct rift_info_builder *b, u16 type, u32 v)
  * Built TLV by TLV rather than with rift_info_encode(), which refuses to
  * build what a client must refuse.
  */
-static int info_rsp_build(struct epath *p, u32 hb_ms, u8 *buf, size_t cap)
+static int info_rsp_build(struct epath *p, u32 hb_ms, u64 offered, u8 *buf, size_t cap)
 {
 	struct rift_info_builder b;
-	u32 qd = p->rsp.queue_depth, cs = p->rsp.chunk_size, i;
+	u32 qd = p->rsp.queue_depth, cs = p->rsp.chunk_size, i, nr_table;
 	u8 table[sizeof(struct rift_wire_chunk_tlv) +
 		 EVIL_QD * sizeof(struct rift_wire_rbuf)];
 	u64 feat = 0;
@@ -402,6 +439,17 @@ static int info_rsp_build(struct epath *p, u32 hb_ms, u8 *buf, size_t cap)
 		cs += 4096;
 	if (p->bad && the_case == C_INFO_FEAT)
 		feat |= BIT_ULL(9);
+	/* The table is the initial grant; the rest comes on request. */
+	nr_table = qd;
+	if (p->bad && credit_case() && (offered & RIFT_FEAT_CREDITS) &&
+	    qd > EVIL_CREDIT_FLOOR) {
+		p->credits = true;
+		feat |= RIFT_FEAT_CREDITS;
+		nr_table = EVIL_CREDIT_FLOOR;
+	}
+	for (i = 0; i < qd; i++)
+		p->granted[i] = i < nr_table;
+	p->nr_granted = nr_table;
 	err = rift_info_start(&b, buf, cap, RIFT_INFO_RSP, p->rsp.version, 0);
 	f = cpu_to_le64(feat);
 	err = err ?: rift_info_put(&b, RIFT_TLV_FEAT_ACCEPTED, &f, sizeof(f));
@@ -414,7 +462,7 @@ static int info_rsp_build(struct epath *p, u32 hb_ms, u8 *buf, size_t cap)
 		return err;
 	put_le16(table, 0);
 	put_le16(table + 2, sizeof(struct rift_wire_rbuf));
-	for (i = 0; i < qd; i++) {
+	for (i = 0; i < nr_table; i++) {
 		u8 *e = table + 4 + i * sizeof(struct rift_wire_rbuf);
 		u32 len = cs;
 
@@ -425,7 +473,7 @@ static int info_rsp_build(struct epath *p, u32 hb_ms, u8 *buf, size_t cap)
 		put_le32(e + 12, p->rkey);
 	}
 	err = rift_info_put(&b, RIFT_TLV_CHUNK_TABLE | RIFT_TLV_CRITICAL, table,
-			    4 + qd * sizeof(struct rift_wire_rbuf));
+			    4 + nr_table * sizeof(struct rift_wire_rbuf));
 	return err ?: rift_info_finish(&b);
 }
 
@@ -441,14 +489,15 @@ static void on_info_req(struct epath *p, const struct peer_recv *r)
 		return;
 	}
 	len = info_rsp_build(p, req.hb_interval_ms ? req.hb_interval_ms :
-			     RIFT_HB_INTERVAL_DEFAULT_MS, buf, sizeof(buf));
+			     RIFT_HB_INTERVAL_DEFAULT_MS, req.feat_offered, buf, sizeof(buf));
 	if (len < 0 || peer_send(p->con[0], buf, len, NULL)) {
 		path_close(p, "cannot send INFO_RSP");
 		return;
 	}
 	p->info_done = true;
-	say(p, "INFO_RSP sent: session %s from %s, %u chunks%s", req.sess_name,
-	    req.host_name, p->rsp.queue_depth, p->ai ? ", always-invalidate" : "");
+	say(p, "INFO_RSP sent: session %s from %s, %u chunks%s%s", req.sess_name,
+	    req.host_name, p->rsp.queue_depth, p->ai ? ", always-invalidate" : "",
+	    p->credits ? ", credits" : "");
 	if (fire(p, C_SILENT))
 		return;
 	if (fire(p, C_HB_FLOOD)) {
@@ -461,6 +510,143 @@ static void on_info_req(struct epath *p, const struct peer_recv *r)
 		for (i = 0; i < p->nr_cons; i++)
 			peer_conn_no_repost(p->con[i]);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory credits (cr_* cases)                                         */
+/* ------------------------------------------------------------------ */
+
+/* One CREDIT message, as encoded; @len bytes of @buf go out. */
+static bool send_credit(struct epath *p, const u8 *buf, int len)
+{
+	u32 raw = (__force u32)imm_raw(RIFT_IMM_CREDIT, 0, 0);
+
+	return len > 0 && !peer_send(p->con[0], buf, len, &raw);
+}
+
+/*
+ * A valid CREDIT encoded with the codec, then broken in its bytes as the
+ * case says (the encoder refuses to build what a client must refuse).
+ */
+static int credit_build(struct epath *p, struct rift_credit *c, u8 *buf)
+{
+	int len = rift_proto_credit_encode(c, p->rsp.queue_depth, buf, RIFT_CREDIT_MAX_LEN);
+
+	if (len < 0)
+		return len;
+	if (fire(p, C_CR_MALFORMED))
+		buf[0] = RIFT_CREDIT_MAX_GRANTS + 1;
+	else if (c->nr_grant && fire(p, C_CR_UNKNOWN))
+		put_le16(buf + 16 + 12, p->rsp.queue_depth);
+	else if (c->nr_grant && fire(p, C_CR_TWICE))
+		put_le16(buf + 16 + 12, 0);
+	else if (fire(p, C_CR_COUNT))
+		put_le16(buf + 4, c->granted + 1);
+	return len;
+}
+
+/* Answer a CREDIT_REQ as the protocol says: up to @want, 3 per message. */
+static void on_credit_req(struct epath *p, u16 want)
+{
+	u16 qd = p->rsp.queue_depth, n, i = 0, k;
+	u8 buf[RIFT_CREDIT_MAX_LEN];
+	struct rift_credit c;
+	int len;
+
+	n = want > p->nr_granted ? want - p->nr_granted : 0;
+	if (n > RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS)
+		n = RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS;
+	do {
+		memset(&c, 0, sizeof(c));
+		for (k = 0; k < RIFT_CREDIT_MAX_GRANTS && n; k++, n--) {
+			while (i < qd && p->granted[i])
+				i++;
+			if (i >= qd)
+				break;
+			p->granted[i] = true;
+			p->nr_granted++;
+			c.grant[c.nr_grant].chunk = i;
+			c.grant[c.nr_grant].addr = p->raddr + (u64)i * EVIL_CHUNK;
+			c.grant[c.nr_grant].rkey = p->rkey;
+			c.nr_grant++;
+		}
+		c.flags = RIFT_CREDIT_F_ANSWER | (n ? RIFT_CREDIT_F_MORE : 0);
+		c.granted = p->nr_granted;
+		len = credit_build(p, &c, buf);
+		if (!send_credit(p, buf, len)) {
+			path_close(p, "cannot send a credit answer");
+			return;
+		}
+	} while (n);
+	say(p, "credit request for %u: %u granted", want, p->nr_granted);
+}
+
+/*
+ * The credit cases that come with a request: a CREDIT that neither
+ * answers nor revokes, a revoke below the floor, a response naming a
+ * chunk not granted, a valid revoke once the grant has grown.
+ */
+static void credit_with_request(struct epath *p, u16 con)
+{
+	u8 buf[RIFT_CREDIT_MAX_LEN];
+	struct rift_credit c = { .granted = p->nr_granted };
+	u16 i, qd = p->rsp.queue_depth;
+
+	if (!p->credits)
+		return;
+	if (fire(p, C_CR_UNSOLICITED)) {
+		for (i = 0; i < qd && p->granted[i]; i++)
+			;
+		if (i < qd) {
+			c.nr_grant = 1;
+			c.grant[0].chunk = i;
+			c.grant[0].addr = p->raddr + (u64)i * EVIL_CHUNK;
+			c.grant[0].rkey = p->rkey;
+			c.granted++;
+		}
+		/* A valid answer, but to no request: its ANSWER flag goes. */
+		c.flags = RIFT_CREDIT_F_ANSWER;
+		if (rift_proto_credit_encode(&c, qd, buf, sizeof(buf)) > 0) {
+			buf[1] = 0;
+			send_credit(p, buf, 16 + 16 * c.nr_grant);
+		}
+		return;
+	}
+	if (fire(p, C_CR_FLOOR)) {
+		/* By hand: no valid revoke exists at the floor to start from. */
+		memset(buf, 0, sizeof(buf));
+		buf[1] = RIFT_CREDIT_F_REVOKE;
+		put_le16(buf + 2, 1);
+		put_le16(buf + 4, p->nr_granted);
+		send_credit(p, buf, 16);
+		return;
+	}
+	if (fire(p, C_CR_RSP_UNGRANTED)) {
+		for (i = qd; i-- > 0 && p->granted[i];)
+			;
+		if (i < qd)
+			send_rsp(p, con, i, 0);
+		return;
+	}
+	if (p->nr_granted > EVIL_CREDIT_FLOOR + 2 && fire(p, C_CR_REVOKE)) {
+		c.flags = RIFT_CREDIT_F_REVOKE;
+		c.keep = EVIL_CREDIT_FLOOR;
+		if (rift_proto_credit_encode(&c, qd, buf, sizeof(buf)) > 0 &&
+		    send_credit(p, buf, 16))
+			say(p, "revoke: %u granted, keep %u", c.granted, c.keep);
+	}
+}
+
+static void on_credit_rel(struct epath *p, u16 chunk)
+{
+	if (!p->credits || chunk >= p->rsp.queue_depth || !p->granted[chunk]) {
+		path_close(p, "bad CREDIT_REL");
+		return;
+	}
+	p->granted[chunk] = false;
+	p->nr_granted--;
+	p->rels++;
+	say(p, "released chunk %u (%u released, %u granted)", chunk, p->rels, p->nr_granted);
 }
 
 /* ------------------------------------------------------------------ */
@@ -701,6 +887,7 @@ static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
 		return;
 	}
 	send_rsp(p, con, imm->chunk, err);
+	credit_with_request(p, con);
 	if (fire(p, C_DUP_RSP))
 		send_rsp(p, con, imm->chunk, err);
 	if (fire(p, C_FORGED_IDLE))
@@ -758,6 +945,13 @@ static void on_message(struct epath *p, u16 con, const struct peer_recv *r)
 	case RIFT_IMM_WRITE:
 	case RIFT_IMM_READ:
 		on_request(p, con, &imm);
+		break;
+	case RIFT_IMM_CREDIT_REQ:
+		if (p->credits)
+			on_credit_req(p, imm.want);
+		break;
+	case RIFT_IMM_CREDIT_REL:
+		on_credit_rel(p, imm.chunk);
 		break;
 	default:
 		break;

@@ -165,6 +165,17 @@ static const struct peer_case cases[] = {
 	CASE("cross_session_rkey",		case_cross_session_rkey),
 	CASE("chunk_addrs_opaque",		case_chunk_addrs_opaque),
 	CASE("silent_peer",			case_silent_peer),
+	CASE("credit_grow",			case_credit_grow),
+	VARIANT("credit_nofeat",		case_credit_bad, CREDIT_NOFEAT),
+	VARIANT("credit_req_want_zero",		case_credit_bad, CREDIT_REQ_WANT_ZERO),
+	VARIANT("credit_req_want_range",	case_credit_bad, CREDIT_REQ_WANT_RANGE),
+	VARIANT("credit_req_chunk",		case_credit_bad, CREDIT_REQ_CHUNK),
+	VARIANT("credit_req_flood",		case_credit_bad, CREDIT_REQ_FLOOD),
+	VARIANT("credit_rel_not_granted",	case_credit_bad, CREDIT_REL_NOT_GRANTED),
+	VARIANT("credit_rel_range",		case_credit_bad, CREDIT_REL_RANGE),
+	VARIANT("credit_rel_twice",		case_credit_bad, CREDIT_REL_TWICE),
+	VARIANT("credit_rel_in_use",		case_credit_bad, CREDIT_REL_IN_USE),
+	VARIANT("credit_req_ungranted",		case_credit_bad, CREDIT_REQ_UNGRANTED),
 };
 
 static void overrun(int sig)

@@ -175,5 +175,22 @@ bool case_cross_session_rkey(const struct peer_case *tc);
 bool case_chunk_addrs_opaque(const struct peer_case *tc);
 bool case_read_bad_rkey(const struct peer_case *tc);
 bool case_silent_peer(const struct peer_case *tc);
+bool case_credit_grow(const struct peer_case *tc);
+
+/* Variants of case_credit_bad, its table entries' arg. */
+enum {
+	CREDIT_NOFEAT,
+	CREDIT_REQ_WANT_ZERO,
+	CREDIT_REQ_WANT_RANGE,
+	CREDIT_REQ_CHUNK,
+	CREDIT_REQ_FLOOD,
+	CREDIT_REL_NOT_GRANTED,
+	CREDIT_REL_RANGE,
+	CREDIT_REL_TWICE,
+	CREDIT_REL_IN_USE,
+	CREDIT_REQ_UNGRANTED,
+};
+
+bool case_credit_bad(const struct peer_case *tc);
 
 #endif /* _RIFT_PEER_H */

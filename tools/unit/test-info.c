@@ -633,6 +633,32 @@ static void test_info_chunk_table(void)
 	raw_rsp_base(&r, 8);
 	raw_chunks(&r, 0, 9);
 	CHECK_EQ(parse(raw_end(&r), &out), -EBADMSG);
+	/*
+	 * With CREDITS accepted the table is the initial grant: the floor
+	 * (2) up to the queue depth; without it, fewer entries stay refused.
+	 */
+	raw_rsp_base(&r, 8);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CREDITS);
+	raw_chunks(&r, 0, 2);
+	CHECK_EQ(parse(raw_end(&r), &out), 0);
+	CHECK_EQ(out.nr_chunks, 2);
+	CHECK_EQ(out.queue_depth, 8);
+	raw_rsp_base(&r, 8);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CREDITS);
+	raw_chunks(&r, 0, 1);
+	CHECK_EQ(parse(raw_end(&r), &out), -EBADMSG);
+	raw_rsp_base(&r, 8);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CREDITS);
+	raw_chunks(&r, 0, 9);
+	CHECK_EQ(parse(raw_end(&r), &out), -EBADMSG);
+	raw_rsp_base(&r, 1);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CREDITS);
+	raw_chunks(&r, 0, 1);
+	CHECK_EQ(parse(raw_end(&r), &out), 0);
+	raw_rsp_base(&r, 8);
+	raw_u64(&r, RIFT_TLV_FEAT_ACCEPTED, RIFT_FEAT_CANCEL);
+	raw_chunks(&r, 0, 2);
+	CHECK_EQ(parse(raw_end(&r), &out), -EBADMSG);
 	/* A full table, then one index past the protocol maximum. */
 	raw_hdr(&r, RIFT_INFO_RSP, 24);
 	raw_chunks(&r, 0, 1024);
@@ -843,6 +869,18 @@ static void test_info_encoder(void)
 	/* Refuses to emit what a peer must reject. */
 	make_rsp_info(&in, 16);
 	in.nr_chunks = 15;
+	CHECK_EQ(rift_info_encode(&in, buf, sizeof(buf)), -EINVAL);
+	/* With memory credits a shorter table is the initial grant... */
+	in.feat_accepted |= RIFT_FEAT_CREDITS;
+	in.nr_chunks = 2;
+	len = rift_info_encode(&in, buf, sizeof(buf));
+	CHECK(len > 0);
+	CHECK_EQ(rift_info_parse(buf, len, 1, &out, got, RIFT_MAX_QUEUE_DEPTH), 0);
+	CHECK_EQ(out.nr_chunks, 2);
+	CHECK_EQ(out.queue_depth, 16);
+	CHECK_EQ(got[1].rkey, 0x1001);
+	/* ...but never below the floor. */
+	in.nr_chunks = 1;
 	CHECK_EQ(rift_info_encode(&in, buf, sizeof(buf)), -EINVAL);
 	make_rsp_info(&in, 16);
 	chunks[3].len = CSIZE - 4096;

@@ -36,6 +36,7 @@ static const struct unit_test *const unit_suites[] = {
 	unit_con_tests,
 	unit_imm_tests,
 	unit_io_tests,
+	unit_credit_tests,
 	unit_info_tests,
 	unit_auth_tests,
 	unit_riftblk_tests,

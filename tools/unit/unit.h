@@ -81,6 +81,7 @@ static inline u32 get32(const u8 *p)
 extern const struct unit_test unit_con_tests[];
 extern const struct unit_test unit_imm_tests[];
 extern const struct unit_test unit_io_tests[];
+extern const struct unit_test unit_credit_tests[];
 extern const struct unit_test unit_info_tests[];
 extern const struct unit_test unit_auth_tests[];
 extern const struct unit_test unit_riftblk_tests[];

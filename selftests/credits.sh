@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rift-topology: single
+# rift-timeout: 240
+#
+# Memory credits (RIFT_FEAT_CREDITS, Documentation/rift-protocol.rst)
+# between the kernel client and the kernel server, over one Soft-RoCE
+# link with the test ULP.  With rift_server credit_floor=2 a path starts
+# with 2 chunks granted on both sides; IO deeper than that makes the
+# client ask (CREDIT_REQ) and the server answer (CREDIT) until the grant
+# covers the depth, without a request failing or waiting for a path; the
+# two sides agree on the grant and on the messages counted; a full-depth
+# run takes the grant to the queue depth; a reconnected path (with
+# always-invalidate this time) starts again at the floor and grows; with
+# credit_floor=0 the feature is not accepted and every chunk is granted
+# at once.  The hostile sides are hostile_peer.sh (credit_* cases) and
+# hostile_server.sh (cr_* cases).
+cd "$(dirname "$0")" && . ./lib.sh
+rift_require_root
+
+S=cr1
+CS=$RIFT_CLT_SYSFS/$S
+PARAM=/sys/module/rift_server/parameters/credit_floor
+ktap_header
+ktap_plan 14
+
+ktap_check "rxe link" rift_rxe_pairs 1
+ktap_check "modules and test ULP load" rift_transport_up
+defer sh -c "echo 0 > $PARAM"
+defer sh -c "echo $S > $RIFT_TEST_DBG/close"
+
+# One path: its files, the client's and the server's.
+cp_()
+{
+	echo "$CS"/paths/*/"$1"
+}
+sp_()
+{
+	echo "$RIFT_SRV_SYSFS/$S"/paths/*/"$1"
+}
+val()
+{
+	cat $1 2>/dev/null
+}
+# reconnected_with FILE VALUE: the path is connected again, and its new
+# instance shows VALUE in FILE (the write to reconnect may return before
+# the old instance is down).
+reconnected_with()
+{
+	[ "$(val "$(cp_ "$1")")" = "$2" ] && rift_all_paths_in $S connected
+}
+
+ktap_check "credit_floor 2, a one-path session connects" \
+	eval "echo 2 > $PARAM && rift_test_open $S 198.18.0.2@198.18.0.1 &&
+	      rift_wait_until 10 rift_all_paths_in $S connected"
+qd=$(val "$CS/queue_depth")
+ktap_info "queue_depth $qd; client: credits $(val "$(cp_ credits)") granted $(val "$(cp_ granted)"); server: granted $(val "$(sp_ granted)")"
+ktap_check "the path runs with credits, 2 chunks granted on both sides" \
+	eval "[ \"\$(val $(cp_ credits))\" = 1 ] && [ \"\$(val $(cp_ granted))\" = 2 ] &&
+	      [ \"\$(val $(sp_ granted))\" = 2 ]"
+
+fo0=$(val "$CS/failed_over")
+ktap_check "write + verified read at depth 16" \
+	eval "rift_test_io $S write 0 4096 31 256 16 && rift_test_io $S verify 0 4096 31 256 16"
+g=$(val "$(cp_ granted)")
+ktap_info "after depth 16: granted $g (server $(val "$(sp_ granted)")); client credit_reqs $(val "$(cp_ stats/credit_reqs)") credits $(val "$(cp_ stats/credits)"); server credit_reqs $(val "$(sp_ stats/credit_reqs)") credits $(val "$(sp_ stats/credits)")"
+ktap_check "the grant grew on request: CREDIT_REQs sent, answered" \
+	eval "[ $g -gt 2 ] && [ \"\$(val $(cp_ stats/credit_reqs))\" -ge 1 ] &&
+	      [ \"\$(val $(cp_ stats/credits))\" -ge 1 ]"
+# The last answer may still be on its way when the run ends.
+rift_nap 0.5
+ktap_check "client and server agree on the grant and the messages" \
+	eval "[ \"\$(val $(cp_ granted))\" = \"\$(val $(sp_ granted))\" ] &&
+	      [ \"\$(val $(cp_ stats/credit_reqs))\" = \"\$(val $(sp_ stats/credit_reqs))\" ] &&
+	      [ \"\$(val $(cp_ stats/credits))\" = \"\$(val $(sp_ stats/credits))\" ]"
+ktap_check "no request failed or waited for a path, nothing is pending" \
+	eval "[ -z \"\$(rift_test_errnos $S)\" ] && [ \"\$(val $CS/pending)\" = 0 ] &&
+	      [ \"\$(val $CS/failed_over)\" = '$fo0' ]"
+
+ktap_check "a full-depth run takes the grant to the queue depth ($qd)" \
+	eval "rift_test_io $S write 0 4096 32 $((16 * qd)) $qd &&
+	      rift_test_io $S verify 0 4096 32 $((16 * qd)) $qd &&
+	      [ \"\$(val $(cp_ granted))\" = $qd ] && [ \"\$(val $(sp_ granted))\" = $qd ]"
+
+# A new instance starts at the floor again, here with always-invalidate:
+# the grants then carry the chunks' current rkeys.
+echo 1 > "$CS/always_invalidate"
+r0=$(val "$(cp_ stats/credit_reqs)")
+ktap_check "a reconnected path with always-invalidate starts again at 2 chunks" \
+	eval "echo 1 > $(cp_ reconnect) && rift_wait_until 15 reconnected_with always_invalidate 1 &&
+	      [ \"\$(val $(cp_ granted))\" = 2 ]"
+ktap_check "it grows again and its data verifies (always-invalidate)" \
+	eval "rift_test_io $S write 0 65536 33 64 16 && rift_test_io $S verify 0 65536 33 64 16 &&
+	      [ \"\$(val $(cp_ granted))\" -gt 2 ] &&
+	      [ \"\$(val $(cp_ stats/rkey_updates))\" -gt 0 ]"
+ktap_info "after the reconnect: granted $(val "$(cp_ granted)"), credit_reqs $(val "$(cp_ stats/credit_reqs)") (before $r0)"
+
+# credit_floor 0: the server does not accept the feature.
+echo 0 > "$CS/always_invalidate"
+ktap_check "credit_floor 0: the feature is off, every chunk granted" \
+	eval "echo 0 > $PARAM && echo 1 > $(cp_ reconnect) &&
+	      rift_wait_until 15 reconnected_with credits 0 &&
+	      [ \"\$(val $(cp_ granted))\" = $qd ] &&
+	      [ \"\$(val $(sp_ granted))\" = $qd ]"
+ktap_check "IO works without credits, no CREDIT_REQ" \
+	eval "rift_test_io $S write 0 4096 34 64 16 && rift_test_io $S verify 0 4096 34 64 16 &&
+	      [ \"\$(val $(sp_ stats/credit_reqs))\" = 0 ]"
+
+ktap_check "session closes, no session left on the server" \
+	eval "echo $S > $RIFT_TEST_DBG/close &&
+	      rift_wait_until 20 eval '[ -z \"\$(rift_srv_sessions)\" ]'"
+__rift_run_deferred
+ktap_check "modules unloaded" eval '! rift_loaded rift/rift-core'
+ktap_finished
