@@ -77,10 +77,24 @@ ktap_check "no request failed or waited for a path, nothing is pending" \
 	eval "[ -z \"\$(rift_test_errnos $S)\" ] && [ \"\$(val $CS/pending)\" = 0 ] &&
 	      [ \"\$(val $CS/failed_over)\" = '$fo0' ]"
 
-ktap_check "a full-depth run takes the grant to the queue depth ($qd)" \
-	eval "rift_test_io $S write 0 4096 32 $((16 * qd)) $qd &&
-	      rift_test_io $S verify 0 4096 32 $((16 * qd)) $qd &&
-	      [ \"\$(val $(cp_ granted))\" = $qd ] && [ \"\$(val $(sp_ granted))\" = $qd ]"
+# Two runs side by side: one rift-test run keeps at most 64 requests in
+# flight (RIFT_TEST_MAX_DEPTH), and the queue depth is 128.
+full_depth()
+{
+	local d=$(((qd + 1) / 2)) n=$((8 * qd)) p
+	local off=$((n * 4096))
+
+	[ $d -le 64 ] || d=64
+	rift_test_io $S write 0 4096 32 $n $d & p=$!
+	rift_test_io $S write $off 4096 33 $n $d || return 1
+	wait $p || return 1
+	rift_test_io $S verify 0 4096 32 $n $d & p=$!
+	rift_test_io $S verify $off 4096 33 $n $d || return 1
+	wait $p || return 1
+	[ "$(val "$(cp_ granted)")" = "$qd" ] && [ "$(val "$(sp_ granted)")" = "$qd" ]
+}
+ktap_check "full-depth IO takes the grant to the queue depth ($qd)" full_depth
+ktap_info "after full depth: granted $(val "$(cp_ granted)") (server $(val "$(sp_ granted)"))"
 
 # A new instance starts at the floor again, here with always-invalidate:
 # the grants then carry the chunks' current rkeys.
