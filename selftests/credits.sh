@@ -22,7 +22,7 @@ S=cr1
 CS=$RIFT_CLT_SYSFS/$S
 PARAM=/sys/module/rift_server/parameters/credit_floor
 ktap_header
-ktap_plan 14
+ktap_plan 15
 
 ktap_check "rxe link" rift_rxe_pairs 1
 ktap_check "modules and test ULP load" rift_transport_up
