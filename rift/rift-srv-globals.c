@@ -136,36 +136,6 @@ bool rift_srv_param_cancel(void)
 	return READ_ONCE(cancel);
 }
 
-/*
- * Memory credits (RIFT_FEAT_CREDITS, Documentation/rift-protocol.rst):
- * the chunks a path of a client that offers the feature is granted at
- * admission; it asks for more as it needs them.  0 grants the whole queue
- * depth at once (the feature is then not accepted: nothing changes on
- * the wire).  Values below the protocol's floor (2, or the queue depth if
- * smaller) are raised to it.  Every chunk is still allocated at
- * admission: this sets how fast a path's grant grows, not what it pins.
- */
-static unsigned int credit_floor;
-
-static int rift_srv_set_credit_floor(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, RIFT_MAX_QUEUE_DEPTH);
-}
-
-static const struct kernel_param_ops rift_srv_credit_floor_ops = {
-	.set = rift_srv_set_credit_floor,
-	.get = param_get_uint,
-};
-
-module_param_cb(credit_floor, &rift_srv_credit_floor_ops, &credit_floor, 0644);
-MODULE_PARM_DESC(credit_floor,
-		 "Chunks a new path of a client offering memory credits is granted at admission, 0..4096; 0 grants the whole queue depth (default 0)");
-
-u32 rift_srv_param_credit_floor(void)
-{
-	return READ_ONCE(credit_floor);
-}
-
 u32 rift_srv_param_max_queue_depth(void)
 {
 	return READ_ONCE(max_queue_depth);
@@ -196,6 +166,7 @@ static unsigned int max_pending_per_addr = 16;
 static unsigned int setup_timeout_ms = 20000;
 /* 0 until module init sets it to a quarter of RAM. */
 static unsigned int max_pinned_mb;
+static unsigned int credit_floor;
 
 /* The range each of the limits above accepts, found by the variable. */
 static const struct {
@@ -208,6 +179,7 @@ static const struct {
 	{ &max_pending_per_addr,	1, 65536 },
 	{ &setup_timeout_ms,		1000, 600000 },
 	{ &max_pinned_mb,		1, UINT_MAX >> 1 },
+	{ &credit_floor,		0, RIFT_MAX_QUEUE_DEPTH },
 };
 
 static int rift_srv_set_ranged(const char *val, const struct kernel_param *kp)
@@ -243,6 +215,9 @@ MODULE_PARM_DESC(setup_timeout_ms,
 module_param_cb(max_pinned_mb, &rift_srv_ranged_ops, &max_pinned_mb, 0644);
 MODULE_PARM_DESC(max_pinned_mb,
 		 "MiB of chunk memory all sessions together may pin; a path over it is refused (default: a quarter of RAM)");
+module_param_cb(credit_floor, &rift_srv_ranged_ops, &credit_floor, 0644);
+MODULE_PARM_DESC(credit_floor,
+		 "Chunks a new path of a client offering memory credits is granted at admission, 0..4096; 0 grants the whole queue depth (default 0)");
 
 u32 rift_srv_param_max_sessions(void)
 {
@@ -267,6 +242,20 @@ u32 rift_srv_param_max_pending_per_addr(void)
 u32 rift_srv_param_setup_timeout_ms(void)
 {
 	return READ_ONCE(setup_timeout_ms);
+}
+
+/*
+ * Memory credits (RIFT_FEAT_CREDITS, Documentation/rift-protocol.rst):
+ * the chunks a path of a client that offers the feature is granted at
+ * admission; it asks for more as it needs them.  0 grants the whole queue
+ * depth at once (the feature is then not accepted: nothing changes on
+ * the wire).  Values below the protocol's floor (2, or the queue depth if
+ * smaller) are raised to it.  Every chunk is still allocated at
+ * admission: this sets how fast a path's grant grows, not what it pins.
+ */
+u32 rift_srv_param_credit_floor(void)
+{
+	return READ_ONCE(credit_floor);
 }
 
 static atomic64_t rift_srv_pinned_total = ATOMIC64_INIT(0);
