@@ -556,6 +556,15 @@ static void rift_test_run_loop(struct rift_test_run *run)
 		}
 		if (!inflight)
 			break;
+		/*
+		 * A run is one write(2) of up to a million requests.  Where
+		 * completions keep the done list non-empty the wait below
+		 * never sleeps, and on a voluntary-preemption kernel slow
+		 * enough to verify more slowly than the transport answers
+		 * (the sanitizer kernel under TCG) the loop then kept its
+		 * CPU from every other task, the test's shell included.
+		 */
+		cond_resched();
 		while (!wait_event_timeout(run->wq, rift_test_take_done(run, &done),
 					   RIFT_TEST_WAIT_REPORT))
 			pr_err("%s: %u requests still in flight after %us\n",
