@@ -62,23 +62,31 @@ static void rift_srv_resp_work(struct work_struct *work)
 /**
  * rift_srv_path_init_ops() - allocate the ops of a path instance
  * @path: path with its queue depth set
+ * @per_chunk_segs: memory credits: each chunk brings its own segment
+ *	array when it is granted (rift-srv-pool.c), instead of one array
+ *	for the whole queue depth here
  *
  * Return: 0 or -ENOMEM; the path's free work frees what was allocated.
  */
-int rift_srv_path_init_ops(struct rift_srv_path *path)
+int rift_srv_path_init_ops(struct rift_srv_path *path, bool per_chunk_segs)
 {
 	u32 i;
 
 	path->ops = kcalloc(path->queue_depth, sizeof(*path->ops), GFP_KERNEL);
-	path->segs = kvcalloc(array_size(path->queue_depth, RIFT_IO_MAX_SEGS),
-			      sizeof(*path->segs), GFP_KERNEL);
-	if (!path->ops || !path->segs)
+	if (!path->ops)
 		return -ENOMEM;
+	if (!per_chunk_segs) {
+		path->segs = kvcalloc(array_size(path->queue_depth, RIFT_IO_MAX_SEGS),
+				      sizeof(*path->segs), GFP_KERNEL);
+		if (!path->segs)
+			return -ENOMEM;
+	}
 	for (i = 0; i < path->queue_depth; i++) {
 		path->ops[i].sess = path->sess;
 		path->ops[i].path = path;
 		path->ops[i].chunk = i;
-		path->ops[i].segs = &path->segs[i * RIFT_IO_MAX_SEGS];
+		if (path->segs)
+			path->ops[i].segs = &path->segs[i * RIFT_IO_MAX_SEGS];
 		INIT_WORK(&path->ops[i].resp_work, rift_srv_resp_work);
 	}
 	return 0;
@@ -413,9 +421,9 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 		.chunk_size	= sess->chunk_size,
 		.max_io_size	= sess->max_io_size,
 	};
-	u8 *chunk = path->chunks[imm->chunk];
-	dma_addr_t dma = rift_srv_chunk_dma(path, imm->chunk);
 	struct rift_io_req req;
+	dma_addr_t dma;
+	u8 *chunk;
 	u32 avail;
 	int err;
 
@@ -429,6 +437,28 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 				   imm->chunk);
 		return NULL;
 	}
+	/*
+	 * Memory credits: a CREDIT_REL of this chunk on connection 0 may have
+	 * crossed the request since the caller checked the grant.  The op is
+	 * ours now, so the pool work, which frees a given-back chunk only
+	 * while its op is not BUSY, sees it (pairs with the barrier in
+	 * rift_srv_pool_reclaim()); look at the grant again before touching
+	 * the chunk, which may be on its way back.
+	 */
+	if (path->credits) {
+		/* BUSY set before the grant is read: see above. */
+		smp_mb__after_atomic();
+		if (!rift_srv_credit_granted(path, imm->chunk)) {
+			clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+			rift_srv_path_fail(path, "request names a chunk not granted");
+			return NULL;
+		}
+		WRITE_ONCE(path->cr_last_rx, jiffies);
+		if (!READ_ONCE(path->cr_ready))
+			WRITE_ONCE(path->cr_ready, true);
+	}
+	chunk = path->chunks[imm->chunk];
+	dma = rift_srv_chunk_dma(path, imm->chunk);
 	if (imm->desc_off >= lim.chunk_size) {
 		err = -EBADMSG;
 		goto bad;
@@ -588,13 +618,22 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 	}
 	/*
 	 * A chunk not granted (memory credits) is not the client's to use:
-	 * no request, no CANCEL may name it.  Every chunk is granted when
-	 * the feature is off.
+	 * no request may name it.  Every chunk is granted when the feature
+	 * is off.  A CANCEL of one is ignored instead (design, open
+	 * questions): CANCEL goes on the timed-out request's connection and
+	 * the CREDIT_REL that gives the chunk back, once the late answer
+	 * came, on connection 0, so the release can overtake the CANCEL
+	 * without the client misbehaving.  Ignoring it is safe: it only
+	 * marks an op, which no request holds once the chunk is given back.
 	 */
 	if ((imm.type == RIFT_IMM_WRITE || imm.type == RIFT_IMM_READ ||
 	     imm.type == RIFT_IMM_CANCEL) && !rift_srv_credit_granted(path, imm.chunk)) {
-		rift_srv_path_fail(path, "request names a chunk not granted");
-		return;
+		if (imm.type != RIFT_IMM_CANCEL || !path->credits) {
+			rift_srv_path_fail(path, "request names a chunk not granted");
+			return;
+		}
+		this_cpu_inc(path->stats->cancels_stale);
+		goto repost;
 	}
 	switch (imm.type) {
 	case RIFT_IMM_WRITE:
@@ -626,6 +665,7 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 		return;
 	}
 	/* Repost first: the ULP may answer at once and the client send again. */
+repost:
 	if (rift_post_recv(&con->c, iu)) {
 		rift_srv_path_fail(path, "cannot repost a receive");
 		if (op)
