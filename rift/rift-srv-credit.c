@@ -320,8 +320,12 @@ bool rift_srv_credit_req(struct rift_srv_con *con, const struct rift_imm *imm)
 	}
 	path->cr_req_out = true;
 	path->cr_want = imm->want;
-	/* The client's instance is ready for CREDITs, revokes included. */
+	/*
+	 * The client's instance is ready for CREDITs, revokes included; and
+	 * one that asks is not idle.
+	 */
 	WRITE_ONCE(path->cr_ready, true);
+	WRITE_ONCE(path->cr_last_rx, jiffies);
 	due = path->cr_last + msecs_to_jiffies(RIFT_SRV_CREDIT_INTERVAL_MS);
 	spin_unlock_irqrestore(&path->cr_lock, flags);
 	this_cpu_inc(path->stats->credit_reqs);

@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -659,15 +660,23 @@ bool case_silent_peer(const struct peer_case *tc)
  * @floor (0: the feature is not accepted); the parameter is read at
  * INFO_REQ, so it is put back to 0 as soon as the path is up.
  */
-static bool credit_path_up(struct path *p, unsigned int floor, u64 feat)
+/* credit_idle_ms of rift_server's default, put back after each path. */
+#define CREDIT_IDLE_DEFAULT_MS	1000
+/* Long enough that no revoke comes in the middle of a case. */
+#define CREDIT_IDLE_NEVER_MS	600000
+
+static bool credit_path_up_idle(struct path *p, unsigned int floor, u64 feat,
+				unsigned int idle_ms)
 {
 	bool ok;
 
 	path_init(p, 1, 1);
 	p->feat = feat;
-	ok = set_param("rift_server", "credit_floor", floor) && path_connect(p, 0) &&
+	ok = set_param("rift_server", "credit_floor", floor) &&
+	     set_param("rift_server", "credit_idle_ms", idle_ms) && path_connect(p, 0) &&
 	     path_info(p);
 	set_param("rift_server", "credit_floor", 0);
+	set_param("rift_server", "credit_idle_ms", CREDIT_IDLE_DEFAULT_MS);
 	if (!ok)
 		return false;
 	diag("INFO_RSP: %u of %u chunks granted, features 0x%llx", p->info.nr_chunks,
@@ -680,6 +689,11 @@ static bool credit_path_up(struct path *p, unsigned int floor, u64 feat)
 	return EXPECT(p->info.feat_accepted & RIFT_FEAT_CREDITS, "CREDITS not accepted") &&
 	       EXPECT(p->info.nr_chunks == floor, "initial grant %u, expected %u",
 		      p->info.nr_chunks, floor);
+}
+
+static bool credit_path_up(struct path *p, unsigned int floor, u64 feat)
+{
+	return credit_path_up_idle(p, floor, feat, CREDIT_IDLE_NEVER_MS);
 }
 
 static bool credit_req_send(struct path *p, u16 want)
@@ -871,5 +885,179 @@ bool case_credit_bad(const struct peer_case *tc)
 	ok = ok && expect_closed(p.con[0]);
 out:
 	path_down(&p);
+	return ok;
+}
+
+/*
+ * A CANCEL of a chunk not granted is ignored, not a violation: the
+ * CREDIT_REL that gave the chunk back (connection 0) may overtake the
+ * CANCEL of its timed-out request (that request's connection).  The path
+ * stays up, counts it in cancels_stale and carries IO afterwards.
+ */
+bool case_credit_cancel_ungranted(const struct peer_case *tc)
+{
+	u8 data[512];
+	struct path p;
+	int err = 0;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 93);
+	ok = credit_path_up(&p, CREDIT_FLOOR, RIFT_FEAT_CREDITS | RIFT_FEAT_CANCEL) &&
+	     EXPECT(p.info.feat_accepted & RIFT_FEAT_CANCEL, "CANCEL not accepted") &&
+	     send_imm(p.con[0], imm_raw(RIFT_IMM_CANCEL, CREDIT_FLOOR, 0));
+	if (ok) {
+		long long t0 = now_ms();
+
+		while (srv_path_stat(&p, "cancels_stale") < 1 && now_ms() - t0 < peer_timeout_ms)
+			usleep(10000);
+		ok = EXPECT(srv_path_stat(&p, "cancels_stale") == 1, "cancels_stale is %lld",
+			    srv_path_stat(&p, "cancels_stale")) &&
+		     test_write(&p, p.con[0], 0, CREDIT_OFF, data, sizeof(data), &err) &&
+		     expect_errno(err, 0, "write after the ignored CANCEL");
+	}
+	path_down(&p);
+	return ok;
+}
+
+/* Nothing but heartbeats (answered) arrives on connection 0 for @ms. */
+static bool credit_quiet(struct path *p, int ms)
+{
+	struct rift_imm imm, ack = { .type = RIFT_IMM_HB_ACK };
+	long long end = now_ms() + ms;
+	struct peer_recv r;
+	__be32 v;
+	int err;
+
+	while (now_ms() < end) {
+		err = peer_recv(p->con[0], (int)(end - now_ms()) + 1, &r);
+		if (err == -ETIMEDOUT)
+			return true;
+		if (!EXPECT(!err && r.has_imm, "connection 0 failed or sent a plain message"))
+			return false;
+		v = (__force __be32)r.imm;
+		if (!EXPECT(!rift_imm_decode(v, p->info.queue_depth, &imm) &&
+			    imm.type == RIFT_IMM_HB,
+			    "0x%08x while a revoke is pending and the request held",
+			    be32_to_cpu(v)))
+			return false;
+		ack.seq = imm.seq;
+		if (rift_imm_encode(&ack, &v) || !send_imm(p->con[0], v))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The server revokes an idle path down to its floor (credit_idle_ms
+ * 100 here): one REVOKE, keep = the floor, granted = the grant.  A
+ * CREDIT_REQ sent while the revoke is pending is answered only once the
+ * releases it asked for arrived (the answer is held, so its count
+ * includes them); releases are counted, the chunks reclaimed (their keys
+ * invalidated, their memory freed), and the path carries IO afterwards.
+ */
+bool case_credit_revoke(const struct peer_case *tc)
+{
+	u16 granted = CREDIT_FLOOR, keep, id;
+	struct rift_credit c;
+	u8 data[512];
+	struct path p;
+	int err = 0;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 94);
+	ok = credit_path_up_idle(&p, CREDIT_FLOOR, RIFT_FEAT_CREDITS, 100) &&
+	     credit_take_answer(&p, p.info.queue_depth, &granted) &&
+	     EXPECT(granted > CREDIT_FLOOR, "only %u granted", granted) &&
+	     test_write(&p, p.con[0], granted - 1, CREDIT_OFF, data, sizeof(data), &err) &&
+	     expect_errno(err, 0, "write through the last chunk granted");
+	/* Idle from here: the revoke comes within 100 ms + a tick. */
+	ok = ok && credit_recv(&p, &c) &&
+	     EXPECT(c.flags == RIFT_CREDIT_F_REVOKE, "CREDIT flags 0x%x, not a revoke",
+		    c.flags) &&
+	     EXPECT(c.keep == CREDIT_FLOOR, "revoke keeps %u, floor %u", c.keep, CREDIT_FLOOR) &&
+	     EXPECT(c.granted == granted, "revoke says %u granted, held %u", c.granted, granted);
+	keep = c.keep;
+	/* Asked before the releases: held back while the revoke is pending. */
+	ok = ok && credit_req_send(&p, p.info.queue_depth) && credit_quiet(&p, 300);
+	for (id = granted; ok && id > keep; id--)
+		ok = send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, id - 1, 0));
+	granted = keep;
+	/* Now the held answer: its count includes every release. */
+	ok = ok && credit_recv(&p, &c) &&
+	     EXPECT(c.flags & RIFT_CREDIT_F_ANSWER, "CREDIT flags 0x%x, not the answer",
+		    c.flags) &&
+	     EXPECT(c.granted >= keep && c.granted == keep + c.nr_grant,
+		    "held answer says %u granted with %u grants, %u kept", c.granted,
+		    c.nr_grant, keep);
+	while (ok && (c.flags & RIFT_CREDIT_F_MORE))
+		ok = credit_recv(&p, &c);
+	if (ok) {
+		long long t0 = now_ms();
+
+		while (srv_path_stat(&p, "reclaimed") < 1 && now_ms() - t0 < peer_timeout_ms)
+			usleep(10000);
+		ok = EXPECT(srv_path_stat(&p, "revokes") >= 1, "revokes is %lld",
+			    srv_path_stat(&p, "revokes")) &&
+		     EXPECT(srv_path_stat(&p, "reclaimed") >= 1, "reclaimed is %lld",
+			    srv_path_stat(&p, "reclaimed")) &&
+		     test_write(&p, p.con[0], 0, CREDIT_OFF, data, sizeof(data), &err) &&
+		     expect_errno(err, 0, "write through the floor after the revoke");
+	}
+	path_down(&p);
+	return ok;
+}
+
+/* A number from a sysfs file, -1 if it cannot be read. */
+static long long read_ll(const char *file)
+{
+	long long v = -1;
+	FILE *f = fopen(file, "r");
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * An old client (no CREDITS) reserves its whole queue depth from the
+ * budget at admission and is refused with ENOSPC when it does not fit;
+ * a client with credits needs only its floor and is admitted.  pool_mb 1
+ * holds 2 chunks of the default size, not PEER_QD of them; run only when
+ * nothing else is pinned, so that the budget is this case's alone.
+ */
+bool case_credit_pool_enospc(const struct peer_case *tc)
+{
+	long long pinned = read_ll("/sys/kernel/rift_server/pinned_bytes");
+	struct path p;
+	u8 buf[512];
+	int len;
+	bool ok;
+
+	(void)tc;
+	if (pinned != 0) {
+		diag("skipped: %lld bytes pinned by others", pinned);
+		return true;
+	}
+	path_init(&p, 1, 1);
+	len = info_req_encode_feat(p.name, PEER_HOST, NULL, 0, p.rsp.version, buf, sizeof(buf));
+	ok = set_param("rift_server", "pool_mb", 1) &&
+	     set_param("rift_server", "credit_floor", CREDIT_FLOOR) &&
+	     EXPECT(len > 0, "cannot encode INFO_REQ") && path_connect(&p, 0) &&
+	     expect_info_refusal(&p, buf, len, ENOSPC);
+	set_param("rift_server", "credit_floor", 0);
+	path_down(&p);
+	if (ok) {
+		set_param("rift_server", "credit_idle_ms", CREDIT_IDLE_NEVER_MS);
+		ok = set_param("rift_server", "credit_floor", CREDIT_FLOOR) &&
+		     credit_path_up_idle(&p, CREDIT_FLOOR, RIFT_FEAT_CREDITS,
+					 CREDIT_IDLE_NEVER_MS);
+		path_down(&p);
+	}
+	set_param("rift_server", "pool_mb", 0);
 	return ok;
 }
