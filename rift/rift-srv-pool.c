@@ -447,12 +447,17 @@ void rift_srv_pool_path_free(struct rift_srv_path *path)
 {
 	unsigned long bit;
 
-	if (!path->cr_present)
-		return;
-	for_each_set_bit(bit, path->cr_present, path->queue_depth) {
-		/* Unless setup failed before the close work could run. */
-		rift_srv_pool_chunk_unreg(path, bit);
-		rift_srv_pool_chunk_free(path, bit);
+	/*
+	 * Either bitmap may be missing when rift_srv_pool_path_init() failed
+	 * half way: walk what exists, free both (bitmap_free(NULL) is a
+	 * no-op).
+	 */
+	if (path->cr_present) {
+		for_each_set_bit(bit, path->cr_present, path->queue_depth) {
+			/* Unless setup failed before the close work could run. */
+			rift_srv_pool_chunk_unreg(path, bit);
+			rift_srv_pool_chunk_free(path, bit);
+		}
 	}
 	bitmap_free(path->cr_present);
 	path->cr_present = NULL;
