@@ -584,6 +584,20 @@ static bool rift_srv_cancel(struct rift_srv_path *path, const struct rift_imm *i
 				   "without the feature" : "with a generation without CANCEL_GEN");
 		return false;
 	}
+	/*
+	 * Memory credits: a CANCEL of a chunk not granted is ignored (design,
+	 * open questions), once it passed the checks every CANCEL must:
+	 * CANCEL goes on the timed-out request's connection and the
+	 * CREDIT_REL that gives the chunk back, once the late answer came,
+	 * on connection 0, so the release can overtake the CANCEL without
+	 * the client misbehaving.  Ignoring it is safe: it only marks an op,
+	 * which no request holds once the chunk is given back.  Without
+	 * credits every chunk is granted (checked by the caller).
+	 */
+	if (!rift_srv_credit_granted(path, imm->chunk)) {
+		this_cpu_inc(path->stats->cancels_stale);
+		return true;
+	}
 	old = atomic_read(&op->cancel);
 	do {
 		if ((old & RIFT_SRV_OP_GEN_MASK) != gen) {
@@ -619,21 +633,14 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 	/*
 	 * A chunk not granted (memory credits) is not the client's to use:
 	 * no request may name it.  Every chunk is granted when the feature
-	 * is off.  A CANCEL of one is ignored instead (design, open
-	 * questions): CANCEL goes on the timed-out request's connection and
-	 * the CREDIT_REL that gives the chunk back, once the late answer
-	 * came, on connection 0, so the release can overtake the CANCEL
-	 * without the client misbehaving.  Ignoring it is safe: it only
-	 * marks an op, which no request holds once the chunk is given back.
+	 * is off.  A CANCEL of one with credits is validated and then
+	 * ignored instead, see rift_srv_cancel().
 	 */
 	if ((imm.type == RIFT_IMM_WRITE || imm.type == RIFT_IMM_READ ||
-	     imm.type == RIFT_IMM_CANCEL) && !rift_srv_credit_granted(path, imm.chunk)) {
-		if (imm.type != RIFT_IMM_CANCEL || !path->credits) {
-			rift_srv_path_fail(path, "request names a chunk not granted");
-			return;
-		}
-		this_cpu_inc(path->stats->cancels_stale);
-		goto repost;
+	     (imm.type == RIFT_IMM_CANCEL && !path->credits)) &&
+	    !rift_srv_credit_granted(path, imm.chunk)) {
+		rift_srv_path_fail(path, "request names a chunk not granted");
+		return;
 	}
 	switch (imm.type) {
 	case RIFT_IMM_WRITE:
@@ -665,7 +672,6 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 		return;
 	}
 	/* Repost first: the ULP may answer at once and the client send again. */
-repost:
 	if (rift_post_recv(&con->c, iu)) {
 		rift_srv_path_fail(path, "cannot repost a receive");
 		if (op)

@@ -880,6 +880,15 @@ bool case_credit_bad(const struct peer_case *tc)
 		ok = test_write_post(&p, p.con[0], CREDIT_FLOOR, 0, CREDIT_OFF, data,
 				     sizeof(data));
 		break;
+	case CREDIT_CANCEL_UNGRANTED_NOFEAT:
+		/*
+		 * CANCEL was not offered: a CANCEL is a violation even of a
+		 * chunk not granted, which is ignored only once the CANCEL
+		 * itself is valid.
+		 */
+		ok = EXPECT(!(p.info.feat_accepted & RIFT_FEAT_CANCEL), "CANCEL accepted") &&
+		     send_imm(p.con[0], imm_raw(RIFT_IMM_CANCEL, CREDIT_FLOOR, 0));
+		break;
 	}
 	(void)err;
 	ok = ok && expect_closed(p.con[0]);

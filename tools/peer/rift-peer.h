@@ -189,6 +189,7 @@ enum {
 	CREDIT_REL_TWICE,
 	CREDIT_REL_IN_USE,
 	CREDIT_REQ_UNGRANTED,
+	CREDIT_CANCEL_UNGRANTED_NOFEAT,
 };
 
 bool case_credit_bad(const struct peer_case *tc);
