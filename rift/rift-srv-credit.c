@@ -329,7 +329,7 @@ bool rift_srv_credit_req(struct rift_srv_con *con, const struct rift_imm *imm)
 	due = path->cr_last + msecs_to_jiffies(RIFT_SRV_CREDIT_INTERVAL_MS);
 	spin_unlock_irqrestore(&path->cr_lock, flags);
 	this_cpu_inc(path->stats->credit_reqs);
-	queue_delayed_work(rift_srv_hb_wq, &path->credit_work,
+	queue_delayed_work(rift_srv_credit_wq, &path->credit_work,
 			   time_after(due, jiffies) ? due - jiffies : 0);
 	return true;
 }
@@ -391,6 +391,6 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 	rift_srv_pool_kick(path);
 	/* An answer held back by the revoke: the interval is long over. */
 	if (held)
-		mod_delayed_work(rift_srv_hb_wq, &path->credit_work, 0);
+		mod_delayed_work(rift_srv_credit_wq, &path->credit_work, 0);
 	return true;
 }

@@ -19,6 +19,8 @@ struct workqueue_struct *rift_srv_wq;
 struct workqueue_struct *rift_srv_hb_wq;
 /* Answers given from hard interrupt context, posted from here. */
 struct workqueue_struct *rift_srv_resp_wq;
+/* Memory credits: credit answers and the chunk pool (allocations). */
+struct workqueue_struct *rift_srv_credit_wq;
 
 /*
  * Parameters are read once when a session is created, so changing them
@@ -416,10 +418,22 @@ int rift_srv_globals_init(void)
 		err = -ENOMEM;
 		goto err_destroy_hb_wq;
 	}
+	/*
+	 * Memory credits: an answer allocates up to 12 zeroed high-order
+	 * chunks and their MRs (GFP_KERNEL, so it may enter reclaim itself)
+	 * and the pool work frees them.  Not on rift_srv_hb_wq: its rescuer
+	 * would be held up behind them and so would heartbeats; and nothing
+	 * here must run to make memory free, so no WQ_MEM_RECLAIM.
+	 */
+	rift_srv_credit_wq = alloc_workqueue("rift_srv_credit", 0, 0);
+	if (!rift_srv_credit_wq) {
+		err = -ENOMEM;
+		goto err_destroy_resp_wq;
+	}
 	err = class_register(&rift_srv_class);
 	if (err) {
 		pr_err("cannot register class: %d\n", err);
-		goto err_destroy_resp_wq;
+		goto err_destroy_credit_wq;
 	}
 	rift_srv_kobj = kobject_create_and_add("rift_server", kernel_kobj);
 	if (!rift_srv_kobj) {
@@ -435,6 +449,8 @@ err_kobj:
 	kobject_put(rift_srv_kobj);
 err_class:
 	class_unregister(&rift_srv_class);
+err_destroy_credit_wq:
+	destroy_workqueue(rift_srv_credit_wq);
 err_destroy_resp_wq:
 	destroy_workqueue(rift_srv_resp_wq);
 err_destroy_hb_wq:
@@ -453,6 +469,8 @@ err_destroy_wq:
  */
 void rift_srv_globals_exit_wqs(void)
 {
+	destroy_workqueue(rift_srv_credit_wq);
+	rift_srv_credit_wq = NULL;
 	destroy_workqueue(rift_srv_resp_wq);
 	rift_srv_resp_wq = NULL;
 	destroy_workqueue(rift_srv_hb_wq);

@@ -219,7 +219,7 @@ u32 rift_srv_pool_room_chunks(struct rift_srv_path *path)
 void rift_srv_pool_start(struct rift_srv_path *path)
 {
 	WRITE_ONCE(path->cr_last_rx, jiffies);
-	queue_delayed_work(rift_srv_hb_wq, &path->pool_work,
+	queue_delayed_work(rift_srv_credit_wq, &path->pool_work,
 			   msecs_to_jiffies(path->cr_idle_ms / 2));
 }
 
@@ -229,7 +229,7 @@ void rift_srv_pool_start(struct rift_srv_path *path)
  */
 void rift_srv_pool_kick(struct rift_srv_path *path)
 {
-	mod_delayed_work(rift_srv_hb_wq, &path->pool_work, 0);
+	mod_delayed_work(rift_srv_credit_wq, &path->pool_work, 0);
 }
 
 static void rift_srv_pool_inv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -392,9 +392,10 @@ static void rift_srv_pool_revoke(struct rift_srv_path *path)
 }
 
 /*
- * Process context on rift_srv_hb_wq: finish the reclaim whose LOCAL_INVs
- * completed, start the next, revoke an idle path; then run again in half
- * an idle period (sooner while chunks wait for their answer's post).
+ * Process context on rift_srv_credit_wq: finish the reclaim whose
+ * LOCAL_INVs completed, start the next, revoke an idle path; then run
+ * again in half an idle period (sooner while chunks wait for their
+ * answer's post).
  */
 static void rift_srv_pool_work(struct work_struct *work)
 {
@@ -415,7 +416,7 @@ static void rift_srv_pool_work(struct work_struct *work)
 	mutex_unlock(&path->cr_mutex);
 	percpu_ref_put(&path->io_ref);
 	/* A kick meanwhile already queued it sooner: keep that. */
-	queue_delayed_work(rift_srv_hb_wq, &path->pool_work, delay);
+	queue_delayed_work(rift_srv_credit_wq, &path->pool_work, delay);
 }
 
 /**

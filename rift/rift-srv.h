@@ -521,6 +521,7 @@ extern struct kobject *rift_srv_kobj;
 extern struct workqueue_struct *rift_srv_wq;
 extern struct workqueue_struct *rift_srv_hb_wq;
 extern struct workqueue_struct *rift_srv_resp_wq;
+extern struct workqueue_struct *rift_srv_credit_wq;
 int rift_srv_globals_init(void);
 void rift_srv_globals_exit_wqs(void);
 void rift_srv_globals_exit(void);
