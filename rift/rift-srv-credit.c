@@ -59,7 +59,10 @@ void rift_srv_credit_init(struct rift_srv_path *path)
 
 /**
  * rift_srv_credit_setup() - the initial grant of an admitted path
- * @path: path whose chunks are allocated; runs in its INFO work
+ * @path: admitted path, in its INFO work: without @credits its whole
+ *	queue depth is allocated already (rift_srv_path_alloc_chunks()); with
+ *	them only its ops and per-id tables, the chunks of the initial grant
+ *	come afterwards (rift_srv_pool_admit())
  * @credits: the client offered %RIFT_FEAT_CREDITS and the server accepts it
  * @floor: credit_floor as read for this admission (0: feature off)
  *

@@ -224,7 +224,7 @@ MODULE_PARM_DESC(max_pinned_mb,
 		 "MiB of chunk memory all sessions together may pin; a path over it is refused (default: a quarter of RAM)");
 module_param_cb(credit_floor, &rift_srv_ranged_ops, &credit_floor, 0644);
 MODULE_PARM_DESC(credit_floor,
-		 "Chunks a new path of a client offering memory credits is granted at admission and never revoked below, 0..4096, raised to 2; 0 grants the whole queue depth and turns the feature off (default 0)");
+		 "Chunks a new path of a client offering memory credits is granted at admission and never revoked below, 0..4096, raised to 2 (or the queue depth if smaller); 0 grants the whole queue depth and turns the feature off (default 0)");
 module_param_cb(pool_mb, &rift_srv_ranged_ops, &pool_mb, 0644);
 MODULE_PARM_DESC(pool_mb,
 		 "MiB of chunk memory all paths together may hold: the budget grants and admissions draw from; 0 uses max_pinned_mb (default 0)");
@@ -306,6 +306,18 @@ bool rift_srv_pinned_reserve(u64 bytes)
 		return true;
 	atomic64_sub(bytes, &rift_srv_pinned_total);
 	return false;
+}
+
+/**
+ * rift_srv_budget_name() - the parameter that sets the budget now
+ *
+ * For refusals, which must name what an administrator has to raise.
+ *
+ * Return: "pool_mb" once it is set, else "max_pinned_mb".
+ */
+const char *rift_srv_budget_name(void)
+{
+	return READ_ONCE(pool_mb) ? "pool_mb" : "max_pinned_mb";
 }
 
 /**

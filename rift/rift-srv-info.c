@@ -504,9 +504,9 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	else
 		err = rift_srv_path_alloc_chunks(path);
 	if (err) {
-		rift_srv_path_refuse(path, -err, "%s", err == -ENOSPC ?
-				     "max_pinned_mb reached" :
-				     "cannot allocate chunks");
+		rift_srv_path_refuse(path, -err, "%s%s", err == -ENOSPC ?
+				     rift_srv_budget_name() : "cannot allocate chunks",
+				     err == -ENOSPC ? " reached" : "");
 		return 0;
 	}
 	path->always_inv = feat & RIFT_FEAT_ALWAYS_INVALIDATE;
@@ -535,8 +535,8 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	else
 		err = rift_srv_path_reg_chunks(path, wrs, table);
 	if (err == -ENOSPC) {
-		/* The floor does not fit the budget (pool_mb). */
-		rift_srv_path_refuse(path, ENOSPC, "pool_mb reached");
+		/* The floor does not fit the budget. */
+		rift_srv_path_refuse(path, ENOSPC, "%s reached", rift_srv_budget_name());
 		goto out;
 	}
 	if (err) {

@@ -347,7 +347,10 @@ struct rift_srv_stats {
  * @ib_dev: device of every connection of the path
  * @chunks: kernel addresses of the chunks, each physically contiguous
  * @nr_chunks: entries of @chunks allocated
- * @pinned_reserved: bytes counted against max_pinned_mb for @chunks
+ * @pinned_reserved: bytes counted against the budget (pool_mb, or
+ *	max_pinned_mb while pool_mb is 0) for @chunks of a path without
+ *	@credits; a path with them counts each chunk against it as it is
+ *	granted (rift-srv-pool.c) and leaves this 0
  * @pending_entry: in the context's @pending list until CONNECTED or closed
  * @setup_timeout_ms: how long @setup_work gives the path to connect
  * @ops: one op per chunk
@@ -540,6 +543,7 @@ u32 rift_srv_param_setup_timeout_ms(void);
 u32 rift_srv_param_credit_floor(void);
 u32 rift_srv_param_credit_idle_ms(void);
 u64 rift_srv_pool_room(void);
+const char *rift_srv_budget_name(void);
 bool rift_srv_pinned_reserve(u64 bytes);
 void rift_srv_pinned_release(u64 bytes);
 bool rift_srv_sess_slot_get(void);
