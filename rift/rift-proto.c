@@ -1445,3 +1445,22 @@ bool rift_credit_srv_revoke_over(const struct rift_credit_srv *s, u16 keep)
 	return s->revoking && s->granted <= keep;
 }
 EXPORT_SYMBOL_GPL(rift_credit_srv_revoke_over);
+
+/**
+ * rift_credit_srv_rel_ok() - may a CREDIT_REL take a chunk back?
+ * @queue_depth: the path instance's chunk id space
+ * @granted: chunks granted to it before the release
+ *
+ * A path instance never holds fewer than the protocol's floor: every
+ * CREDIT's granted must be at least that (rift_proto_credit_encode()
+ * refuses less), so a release below it would leave the server unable to
+ * answer or revoke.  The client has no reason to: a revoke's keep is at
+ * least the floor.
+ *
+ * Return: true if the grant stays at or above the floor after it.
+ */
+bool rift_credit_srv_rel_ok(u16 queue_depth, u16 granted)
+{
+	return granted > rift_proto_credit_floor(queue_depth);
+}
+EXPORT_SYMBOL_GPL(rift_credit_srv_rel_ok);

@@ -897,6 +897,7 @@ u16 rift_credit_srv_floor(u16 queue_depth, u32 param);
 u16 rift_credit_srv_grant_nr(u16 queue_depth, u16 granted, u16 want, u32 room);
 u16 rift_credit_srv_revoke(const struct rift_credit_srv *s);
 bool rift_credit_srv_revoke_over(const struct rift_credit_srv *s, u16 keep);
+bool rift_credit_srv_rel_ok(u16 queue_depth, u16 granted);
 
 /**
  * enum rift_auth_role - whose proof a transcript is for

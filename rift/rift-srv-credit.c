@@ -369,6 +369,12 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 		rift_srv_path_fail(path, "release of a chunk not granted");
 		return false;
 	}
+	/* Else no later CREDIT could be encoded (granted below the floor). */
+	if (!rift_credit_srv_rel_ok(path->queue_depth, path->nr_granted)) {
+		spin_unlock_irqrestore(&path->cr_lock, flags);
+		rift_srv_path_fail(path, "release below the floor");
+		return false;
+	}
 	/*
 	 * At the ULP until its answer is being posted: the client gives a
 	 * chunk back only once it has that answer.

@@ -864,12 +864,25 @@ bool case_credit_bad(const struct peer_case *tc)
 		ok = send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, 0xfff, 0));
 		break;
 	case CREDIT_REL_TWICE:
-		ok = send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, 1, 0)) &&
-		     send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, 1, 0));
+		/* Above the floor, so that only the second is wrong. */
+		ok = credit_take_answer(&p, CREDIT_FLOOR + 2, &granted) &&
+		     send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, CREDIT_FLOOR + 1, 0)) &&
+		     send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, CREDIT_FLOOR + 1, 0));
+		break;
+	case CREDIT_REL_BELOW_FLOOR:
+		/*
+		 * At the floor of 2: no CREDIT could count what would be left
+		 * ("release below the floor").
+		 */
+		ok = send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, 1, 0));
 		break;
 	case CREDIT_REL_IN_USE:
-		/* Held at the ULP, as the cancel cases hold theirs. */
-		ok = set_param("rift_test_srv", "delay_offset", CREDIT_OFF) &&
+		/*
+		 * Held at the ULP, as the cancel cases hold theirs; above the
+		 * floor, so that only its use is wrong.
+		 */
+		ok = credit_take_answer(&p, CREDIT_FLOOR + 1, &granted) &&
+		     set_param("rift_test_srv", "delay_offset", CREDIT_OFF) &&
 		     set_param("rift_test_srv", "delay_next_ms", CANCEL_HOLD_MS) &&
 		     test_write_post(&p, p.con[0], 0, 0, CREDIT_OFF, data, sizeof(data)) &&
 		     send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, 0, 0));

@@ -190,6 +190,7 @@ enum {
 	CREDIT_REL_IN_USE,
 	CREDIT_REQ_UNGRANTED,
 	CREDIT_CANCEL_UNGRANTED_NOFEAT,
+	CREDIT_REL_BELOW_FLOOR,
 };
 
 bool case_credit_bad(const struct peer_case *tc);

@@ -631,6 +631,34 @@ static void test_credit_srv_revoke_cycle(void)
 	CHECK_EQ(rift_credit_srv_grant_nr(QD, s.granted, 8, 100), 6);
 }
 
+/*
+ * A CREDIT_REL is refused when the grant would drop below the protocol's
+ * floor, min(2, queue depth): no CREDIT could say granted then.
+ */
+static void test_credit_srv_rel_ok(void)
+{
+	u8 buf[RIFT_CREDIT_MAX_LEN];
+	struct rift_credit c = { .flags = RIFT_CREDIT_F_ANSWER };
+	u16 qd, g;
+
+	CHECK(rift_credit_srv_rel_ok(QD, 3));
+	CHECK(!rift_credit_srv_rel_ok(QD, 2));
+	CHECK(!rift_credit_srv_rel_ok(QD, 1));
+	CHECK(!rift_credit_srv_rel_ok(QD, 0));
+	CHECK(!rift_credit_srv_rel_ok(1, 1));
+	CHECK(rift_credit_srv_rel_ok(2, 3) && !rift_credit_srv_rel_ok(2, 2));
+	/* Whatever a release accepted leaves can still be encoded. */
+	for (qd = 1; qd <= 8; qd++) {
+		for (g = 0; g <= qd; g++) {
+			c.granted = g - 1;
+			if (rift_credit_srv_rel_ok(qd, g))
+				CHECK(rift_proto_credit_encode(&c, qd, buf, sizeof(buf)) > 0);
+			else if (g)
+				CHECK(rift_proto_credit_encode(&c, qd, buf, sizeof(buf)) < 0);
+		}
+	}
+}
+
 /* Random states: keep is 0 or in [floor, granted), never below 2. */
 static void test_credit_srv_random(void)
 {
@@ -678,6 +706,7 @@ const struct unit_test unit_credit_tests[] = {
 	UNIT(test_credit_srv_grant_nr),
 	UNIT(test_credit_srv_revoke),
 	UNIT(test_credit_srv_revoke_cycle),
+	UNIT(test_credit_srv_rel_ok),
 	UNIT(test_credit_srv_random),
 	{ NULL, NULL }
 };
