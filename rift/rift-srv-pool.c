@@ -466,31 +466,55 @@ void rift_srv_pool_path_free(struct rift_srv_path *path)
 	path->cr_reclaim = NULL;
 }
 
+/*
+ * Chunks a path instance holds now: those present with credits, its
+ * whole allocation without.  Lock-free, a snapshot.
+ */
+static u64 rift_srv_path_nr_chunks(struct rift_srv_path *path)
+{
+	return READ_ONCE(path->cr_present) ? READ_ONCE(path->nr_present) :
+					     READ_ONCE(path->nr_chunks);
+}
+
 /**
- * rift_srv_path_pinned_bytes() - what a path instance holds on the server
+ * rift_srv_path_pinned_bytes() - chunk memory a path instance holds
  * @path: any path; sysfs
  *
- * Everything the design's "idle session pins at most 1 MiB" counts:
- * chunk memory, segment arrays, the per-id bookkeeping (ops, scatterlists,
- * MR and chunk pointers, rkey messages) and the receive buffers of every
- * connection.  Not the QP and CQ rings, which the device driver sizes.
- * Read without locks: a snapshot.
+ * Chunks only, chunk_size each, as the session's and the module's
+ * pinned_bytes count them (what the budget counts): without credits the
+ * whole queue depth, as before memory credits; with them the chunks
+ * granted or on their way back.  A snapshot.
  *
  * Return: bytes.
  */
 u64 rift_srv_path_pinned_bytes(struct rift_srv_path *path)
 {
+	return rift_srv_path_nr_chunks(path) * path->sess->chunk_size;
+}
+
+/**
+ * rift_srv_path_held_bytes() - everything a path instance holds on the server
+ * @path: any path; sysfs
+ *
+ * What the design's "idle session pins at most 1 MiB" counts: chunk
+ * memory, segment arrays, the per-id bookkeeping (ops, scatterlists, MR
+ * and chunk pointers, rkey messages) and the receive buffers of every
+ * connection.  Not the QP and CQ rings, which the device driver sizes.
+ * Read without locks: a snapshot.
+ *
+ * Return: bytes.
+ */
+u64 rift_srv_path_held_bytes(struct rift_srv_path *path)
+{
 	u64 qd = path->queue_depth, chunks, segs, b;
 	u16 i;
 
-	if (READ_ONCE(path->cr_present)) {
-		chunks = READ_ONCE(path->nr_present);
+	chunks = rift_srv_path_nr_chunks(path);
+	if (READ_ONCE(path->cr_present))
 		segs = chunks * RIFT_SRV_POOL_SEGS_BYTES;
-	} else {
-		chunks = READ_ONCE(path->nr_chunks);
+	else
 		segs = READ_ONCE(path->segs) ? qd * RIFT_SRV_POOL_SEGS_BYTES : 0;
-	}
-	b = chunks * path->sess->chunk_size + segs;
+	b = rift_srv_path_pinned_bytes(path) + segs;
 	if (READ_ONCE(path->ops))
 		b += qd * (sizeof(struct rift_srv_op) + sizeof(struct scatterlist) +
 			   sizeof(struct ib_mr *) + sizeof(void *));

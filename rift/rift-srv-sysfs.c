@@ -202,6 +202,15 @@ static ssize_t path_pinned_bytes_show(struct kobject *kobj,
 static struct kobj_attribute rift_srv_path_pinned_bytes_attr =
 	__ATTR(pinned_bytes, 0444, path_pinned_bytes_show, NULL);
 
+/* Chunks and everything else the path instance holds (memory credits). */
+static ssize_t held_bytes_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", rift_srv_path_held_bytes(to_path(kobj)));
+}
+
+static struct kobj_attribute rift_srv_path_held_bytes_attr = __ATTR_RO(held_bytes);
+
 /* Memory credits: the chunks granted to the client right now. */
 static ssize_t granted_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
@@ -232,6 +241,7 @@ static struct kobj_attribute rift_srv_path_disconnect_attr = __ATTR_WO(disconnec
 static struct attribute *rift_srv_path_attrs[] = {
 	&rift_srv_path_con_states_attr.attr,
 	&rift_srv_path_pinned_bytes_attr.attr,
+	&rift_srv_path_held_bytes_attr.attr,
 	&rift_srv_path_granted_attr.attr,
 	&rift_srv_path_disconnect_attr.attr,
 	NULL,

@@ -606,6 +606,7 @@ void rift_srv_pool_kick(struct rift_srv_path *path);
 void rift_srv_pool_stop(struct rift_srv_path *path);
 void rift_srv_pool_path_free(struct rift_srv_path *path);
 u64 rift_srv_path_pinned_bytes(struct rift_srv_path *path);
+u64 rift_srv_path_held_bytes(struct rift_srv_path *path);
 
 /* rift-srv-sysfs.c */
 extern const struct attribute_group *rift_srv_sess_groups[];
