@@ -8,8 +8,9 @@
  * Step 3 of Documentation/design/memory-credits.rst: a chunk exists only
  * while it is granted (or on its way back to the budget): an answer
  * allocates and registers what it grants (rift-srv-pool.c), a CREDIT_REL
- * hands the chunk to the pool work, which invalidates its key and frees
- * it, and the same work revokes an idle path down to its floor.  While a
+ * hands the chunk to the pool work, which, once the answers that used it
+ * are complete on the device, invalidates its key and frees it, and the
+ * same work revokes an idle path down to its floor.  While a
  * revoke is pending an answer is held back, so that every CREDIT_REL the
  * revoke asked for has arrived before the answer's count is taken (the
  * counts would otherwise differ without anyone misbehaving).  Receives
@@ -377,7 +378,11 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 	}
 	/*
 	 * At the ULP until its answer is being posted: the client gives a
-	 * chunk back only once it has that answer.
+	 * chunk back only once it has that answer.  Its answer having been
+	 * posted (BUSY clear, or POSTING) does not mean the device is done
+	 * with the chunk: a read's WRITEs or an always-invalidate REG_MR may
+	 * still be queued on its connection.  The pool frees it only once
+	 * they completed (rift_srv_pool_reclaim(), the op's tx_out).
 	 */
 	op = &path->ops[imm->chunk];
 	if (test_bit(RIFT_SRV_OP_BUSY, &op->flags) &&
@@ -388,7 +393,10 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 	}
 	clear_bit(imm->chunk, path->cr_granted);
 	path->nr_granted--;
-	/* The pool work invalidates its key, then frees it. */
+	/*
+	 * The pool work invalidates its key once its answers are complete
+	 * on the device, then frees it.
+	 */
 	set_bit(imm->chunk, path->cr_reclaim);
 	held = false;
 	if (path->cr_revoking && path->nr_granted <= path->cr_keep) {

@@ -36,6 +36,8 @@ struct rift_srv_rd_seg {
  * @con: connection posted on
  * @nr: initialised entries of @seg
  * @credits: send WRs taken from @con->rd_credits
+ * @op: memory credits: the op whose @tx_out this answer holds, dropped
+ *	once the WRITEs are complete and their mappings gone; else NULL
  * @seg: one per client segment
  *
  * Allocated per response rather than per op: the op is free again as soon
@@ -48,8 +50,38 @@ struct rift_srv_rd {
 	struct rift_srv_con	*con;
 	u32			nr;
 	u32			credits;
+	struct rift_srv_op	*op;
 	struct rift_srv_rd_seg	seg[];
 };
+
+/*
+ * Memory credits: an answer that read the chunk or named its MR is
+ * complete on the device (its signalled send completed, so every WR
+ * before it on the QP did, and a read's rdma_rw contexts are destroyed,
+ * their DMA mappings gone).  The last one of a chunk given back lets
+ * the pool reclaim it: the full barrier of the decrement orders it
+ * before the look at cr_reclaim, which pairs with the one in
+ * rift_srv_pool_reclaim() between its look at the bit and at @tx_out,
+ * so one of the two sides sees the other.
+ */
+static void rift_srv_op_tx_done(struct rift_srv_op *op)
+{
+	struct rift_srv_path *path = op->path;
+
+	if (atomic_dec_and_test(&op->tx_out) && test_bit(op->chunk, path->cr_reclaim))
+		rift_srv_pool_kick(path);
+}
+
+/* Completion of an always-invalidate answer without read data (credits). */
+static void rift_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_srv_op *op = container_of(wc->wr_cqe, struct rift_srv_op, rsp_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		rift_srv_path_fail(op->path, "send failed: %s",
+				   ib_wc_status_msg(wc->status));
+	rift_srv_op_tx_done(op);
+}
 
 /* An answer given in hard interrupt context, posted from process context. */
 static void rift_srv_resp_work(struct work_struct *work)
@@ -88,6 +120,7 @@ int rift_srv_path_init_ops(struct rift_srv_path *path, bool per_chunk_segs)
 		if (path->segs)
 			path->ops[i].segs = &path->segs[i * RIFT_IO_MAX_SEGS];
 		INIT_WORK(&path->ops[i].resp_work, rift_srv_resp_work);
+		path->ops[i].rsp_cqe.done = rift_srv_rsp_done;
 	}
 	return 0;
 }
@@ -124,11 +157,15 @@ static void rift_srv_rd_free(struct rift_srv_rd *rd)
 static void rift_srv_rd_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rift_srv_rd *rd = container_of(wc->wr_cqe, struct rift_srv_rd, cqe);
+	struct rift_srv_op *op = rd->op;
 
 	if (wc->status != IB_WC_SUCCESS)
 		rift_srv_path_fail(rd->con->path, "read response failed: %s",
 				   ib_wc_status_msg(wc->status));
+	/* The mappings go first: only then may the pool free the chunk. */
 	rift_srv_rd_free(rd);
+	if (op)
+		rift_srv_op_tx_done(op);
 }
 
 /*
@@ -186,6 +223,7 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
 	rd->con = con;
 	rd->nr = 0;
 	rd->credits = op->nr_segs;
+	rd->op = op->path->credits ? op : NULL;
 	for (i = 0; i < op->nr_segs; i++) {
 		struct rift_srv_rd_seg *s = &rd->seg[i];
 		const struct rift_rbuf *seg = &op->segs[i];
@@ -290,6 +328,22 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 			first = head;
 		sync_len = max(sync_len, op->data_off + op->data_len);
 	}
+	/*
+	 * Memory credits: a chunk given back is freed once the answers that
+	 * use it are complete on the device, not once they are posted (BUSY
+	 * goes at the post): a client that stops reposting receives can
+	 * hold them queued behind a SEND for as long as it likes.  A read's
+	 * WRITEs are tracked by their rd (signalled already); the REG_MR of
+	 * always-invalidate names the chunk's MR, so its answer is
+	 * signalled here to be tracked too.  Other answers use nothing of
+	 * the chunk on the device.
+	 */
+	if (path->credits && !wr.wr_cqe && path->always_inv) {
+		wr.wr_cqe = &op->rsp_cqe;
+		wr.send_flags = IB_SEND_SIGNALED;
+	}
+	if (path->credits && wr.wr_cqe)
+		atomic_inc(&op->tx_out);
 	if (!wr.wr_cqe) {
 		wr.wr_cqe = &con->tx_cqe;
 		if (rift_con_signal_n(&con->c, head == &wr ? 1 : 2))
@@ -318,6 +372,10 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 	local_bh_enable();
 	if (ret) {
+		/*
+		 * @tx_out stays raised: part of the chain may be posted, so the
+		 * chunk waits for the path's teardown (QPs destroyed first).
+		 */
 		if (first != head)
 			rift_srv_rd_free(container_of(wr.wr_cqe, struct rift_srv_rd, cqe));
 		rift_srv_path_fail(path, "cannot post a response: %d", ret);

@@ -11,15 +11,23 @@
  *
  *  1. CREDIT_REL took it out of the grant (rift-srv-credit.c), so no
  *     request may name it any more;
- *  2. the pool work posts a signalled LOCAL_INV of its MR on connection 0
- *     (after the answer that last used it was posted: an op still BUSY
- *     defers it);
- *  3. when that completes the key is dead on the device, and the pool
+ *  2. every answer that used it is complete on the device: its op is no
+ *     longer BUSY (the answer was posted) and its tx_out is 0 (the
+ *     answer's signalled send completed on its IO connection, a read's
+ *     rdma_rw contexts are destroyed and their DMA mappings gone).  A
+ *     posted WR is not done: a client that stops reposting receives
+ *     holds a read's WRITEs, or an always-invalidate REG_MR, queued on
+ *     that connection for as long as it likes, and neither a LOCAL_INV
+ *     on connection 0 (another QP, unordered with it) nor one on the
+ *     same QP would stop the device's DMA reads of the pages;
+ *  3. the pool work posts a signalled LOCAL_INV of its MR on connection 0;
+ *  4. when that completes the key is dead on the device, and the pool
  *     work deregisters the MR, unmaps and frees the memory and releases
  *     the budget.
  *
  * A path that closes gives back what it holds as before: its QPs are
- * destroyed and its ULP answered every request first.  The same work
+ * drained and destroyed (every answer's completion, flushed or not, has
+ * run) and its ULP answered every request first.  The same work
  * revokes the grant of an idle path down to its floor every
  * credit_idle_ms / 2 (rift_credit_srv_revoke() decides).  Nothing here
  * runs in a CQ callback but the LOCAL_INV completion, which only queues
@@ -268,7 +276,9 @@ static void rift_srv_pool_reclaim_done(struct rift_srv_path *path)
  * Post the LOCAL_INVs of chunks given back, one batch at a time, the
  * batch's last WR signalled (send WRs complete in order).  A chunk whose
  * op is still BUSY had its answer's post running when the CREDIT_REL
- * came: it waits for the next run.  Caller holds the io_ref.
+ * came: it waits for the next run.  One whose answers are posted but not
+ * complete (tx_out) waits for the last of them, which kicks the work
+ * (rift_srv_op_tx_done()).  Caller holds the io_ref.
  *
  * Return: true if chunks are left for a later run.
  */
@@ -297,6 +307,14 @@ static bool rift_srv_pool_reclaim(struct rift_srv_path *path)
 			left = true;
 			continue;
 		}
+		/*
+		 * BUSY went after tx_out was raised (release); and pairs with
+		 * the barrier of the decrement in rift_srv_op_tx_done(): it
+		 * kicks the work if this still saw its answer outstanding.
+		 */
+		smp_mb();
+		if (atomic_read(&path->ops[bit].tx_out))
+			continue;
 		clear_bit(bit, path->cr_reclaim);
 		path->cr_inv[nr++] = bit;
 	}

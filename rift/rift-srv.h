@@ -179,6 +179,14 @@ struct rift_srv_ctx {
  * @sync_len: bytes at the start of the chunk the CPU took ownership of
  * @inv_cqe: completion of the chunk MR's local invalidation
  *	(always-invalidate), after which the request goes to the ULP
+ * @tx_out: memory credits: answers posted whose WRs read the chunk (a
+ *	read's RDMA WRITEs, each with a DMA mapping of its own) or name
+ *	its MR (an always-invalidate REG_MR), and whose signalled send has
+ *	not completed yet; the pool frees a chunk given back only at 0
+ *	(rift-srv-pool.c).  Raised before BUSY goes, so a reclaim that
+ *	sees BUSY clear sees it.  0 without credits.
+ * @rsp_cqe: completion of such an answer without a read's data (its
+ *	always-invalidate REG_MR), which drops @tx_out
  * @resp_work: posts the answer of a ULP that answered from hard interrupt
  *	context (see rift_srv_resp())
  * @resp_err: the answer @resp_work posts
@@ -199,6 +207,8 @@ struct rift_srv_op {
 	u16			nr_segs;
 	u32			sync_len;
 	struct ib_cqe		inv_cqe;
+	atomic_t		tx_out;
+	struct ib_cqe		rsp_cqe;
 	struct work_struct	resp_work;
 	int			resp_err;
 };

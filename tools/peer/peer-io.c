@@ -665,16 +665,20 @@ bool case_silent_peer(const struct peer_case *tc)
 /* Long enough that no revoke comes in the middle of a case. */
 #define CREDIT_IDLE_NEVER_MS	600000
 
-static bool credit_path_up_idle(struct path *p, unsigned int floor, u64 feat,
+/* As credit_path_up_idle(), with @cons connections. */
+static bool credit_path_up_cons(struct path *p, u16 cons, unsigned int floor, u64 feat,
 				unsigned int idle_ms)
 {
 	bool ok;
+	u16 i;
 
-	path_init(p, 1, 1);
+	path_init(p, cons, 1);
 	p->feat = feat;
 	ok = set_param("rift_server", "credit_floor", floor) &&
-	     set_param("rift_server", "credit_idle_ms", idle_ms) && path_connect(p, 0) &&
-	     path_info(p);
+	     set_param("rift_server", "credit_idle_ms", idle_ms);
+	for (i = 0; ok && i < cons; i++)
+		ok = path_connect(p, i);
+	ok = ok && path_info(p);
 	set_param("rift_server", "credit_floor", 0);
 	set_param("rift_server", "credit_idle_ms", CREDIT_IDLE_DEFAULT_MS);
 	if (!ok)
@@ -689,6 +693,12 @@ static bool credit_path_up_idle(struct path *p, unsigned int floor, u64 feat,
 	return EXPECT(p->info.feat_accepted & RIFT_FEAT_CREDITS, "CREDITS not accepted") &&
 	       EXPECT(p->info.nr_chunks == floor, "initial grant %u, expected %u",
 		      p->info.nr_chunks, floor);
+}
+
+static bool credit_path_up_idle(struct path *p, unsigned int floor, u64 feat,
+				unsigned int idle_ms)
+{
+	return credit_path_up_cons(p, 1, floor, feat, idle_ms);
 }
 
 static bool credit_path_up(struct path *p, unsigned int floor, u64 feat)
@@ -1027,6 +1037,83 @@ bool case_credit_revoke(const struct peer_case *tc)
 		     test_write(&p, p.con[0], 0, CREDIT_OFF, data, sizeof(data), &err) &&
 		     expect_errno(err, 0, "write through the floor after the revoke");
 	}
+	path_down(&p);
+	return ok;
+}
+
+/* Wait for the server path's stat @name to reach @min; its value. */
+static long long credit_stat_wait(struct path *p, const char *name, long long min)
+{
+	long long t0 = now_ms();
+
+	while (srv_path_stat(p, name) < min && now_ms() - t0 < peer_timeout_ms)
+		usleep(10000);
+	return srv_path_stat(p, name);
+}
+
+/*
+ * A chunk given back is freed only once the answers that used it are
+ * complete on the device, not once they are posted.  Connection 1 stops
+ * reposting its receives and has them all used up by HB_ACKs; one more
+ * HB leaves the server's HB_ACK retrying receiver-not-ready (RNR retry 7:
+ * for ever), and a READ of chunk X has its RDMA WRITEs and its answer
+ * queued behind that SEND.  CREDIT_REL of X on connection 0 is accepted
+ * (the answer is posted), but X must not be reclaimed while the answer
+ * waits: its pages would be freed under the WRITEs, and the device would
+ * send whatever they hold next.  Once the receives are back the answer
+ * arrives with the data, and X is reclaimed.
+ */
+bool case_credit_reclaim_after_answer(const struct peer_case *tc)
+{
+	u16 granted = CREDIT_FLOOR, x = CREDIT_FLOOR, seq;
+	struct rift_imm ack, hb = { .type = RIFT_IMM_HB };
+	__be32 v;
+	u8 data[4096];
+	const u8 *out = NULL;
+	struct path p;
+	int err = 0;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 95);
+	ok = credit_path_up_cons(&p, 2, CREDIT_FLOOR, RIFT_FEAT_CREDITS, CREDIT_IDLE_NEVER_MS) &&
+	     credit_take_answer(&p, CREDIT_FLOOR + 1, &granted) &&
+	     EXPECT(granted == CREDIT_FLOOR + 1, "%u granted", granted) &&
+	     test_write(&p, p.con[1], x, CREDIT_OFF, data, sizeof(data), &err) &&
+	     expect_errno(err, 0, "write through the chunk to give back");
+	/* Every receive of connection 1 (the INFO_RSP buffer too) used up. */
+	if (ok)
+		peer_conn_no_repost(p.con[1]);
+	for (seq = 1; ok && seq <= peer_nr_rx + 1; seq++)
+		ok = hb_roundtrip(&p, p.con[1], seq);
+	/* This HB_ACK meets receiver-not-ready; the READ's answer queues behind. */
+	hb.seq = seq;
+	ok = ok && EXPECT(!rift_imm_encode(&hb, &v), "cannot encode HB") &&
+	     send_imm(p.con[1], v) &&
+	     test_read_post(&p, p.con[1], x, CREDIT_OFF, sizeof(data), 2, &out);
+	if (ok) {
+		/* rift-test answers at once: the answer is posted by then. */
+		usleep(300000);
+		ok = send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, x, 0)) &&
+		     EXPECT(credit_stat_wait(&p, "credit_rels", 1) == 1, "credit_rels is %lld",
+			    srv_path_stat(&p, "credit_rels")) &&
+		     credit_quiet(&p, 1000) &&
+		     EXPECT(srv_path_stat(&p, "reclaimed") == 0,
+			    "chunk %u reclaimed while its answer was still queued (reclaimed %lld)",
+			    x, srv_path_stat(&p, "reclaimed"));
+	}
+	/* The receives back: the HB_ACK, then the answer with its data. */
+	ok = ok && EXPECT(!peer_conn_repost(p.con[1]), "cannot repost the receives") &&
+	     recv_imm(&p, p.con[1], &ack) &&
+	     EXPECT(ack.type == RIFT_IMM_HB_ACK && ack.seq == seq, "type %u seq %u, not HB_ACK %u",
+		    ack.type, ack.seq, seq) &&
+	     io_wait(&p, p.con[1], x, &err) && expect_errno(err, 0, "the held-up read") &&
+	     EXPECT(!memcmp(out, data, sizeof(data)), "read data differs");
+	ok = ok && EXPECT(credit_stat_wait(&p, "reclaimed", 1) == 1,
+			  "reclaimed is %lld once the answer completed",
+			  srv_path_stat(&p, "reclaimed")) &&
+	     test_write(&p, p.con[0], 0, CREDIT_OFF, data, 512, &err) &&
+	     expect_errno(err, 0, "write after the reclaim");
 	path_down(&p);
 	return ok;
 }

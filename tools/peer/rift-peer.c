@@ -182,6 +182,7 @@ static const struct peer_case cases[] = {
 	CASE("credit_cancel_ungranted",		case_credit_cancel_ungranted),
 	CASE("credit_revoke",			case_credit_revoke),
 	CASE("credit_pool_enospc",		case_credit_pool_enospc),
+	CASE("credit_reclaim_after_answer",	case_credit_reclaim_after_answer),
 };
 
 static void overrun(int sig)
