@@ -999,11 +999,15 @@ bool case_credit_revoke(const struct peer_case *tc)
 
 	(void)tc;
 	pattern(data, sizeof(data), 94);
+	/*
+	 * No IO between the answer and the revoke: with credit_idle_ms 100
+	 * the revoke may come before a request's response under TCG (seen:
+	 * a CREDIT where the write's RSP was awaited).  The other credit
+	 * cases write through grown grants.
+	 */
 	ok = credit_path_up_idle(&p, CREDIT_FLOOR, RIFT_FEAT_CREDITS, 100) &&
 	     credit_take_answer(&p, p.info.queue_depth, &granted) &&
-	     EXPECT(granted > CREDIT_FLOOR, "only %u granted", granted) &&
-	     test_write(&p, p.con[0], granted - 1, CREDIT_OFF, data, sizeof(data), &err) &&
-	     expect_errno(err, 0, "write through the last chunk granted");
+	     EXPECT(granted > CREDIT_FLOOR, "only %u granted", granted);
 	/* Idle from here: the revoke comes within 100 ms + a tick. */
 	ok = ok && credit_recv(&p, &c) &&
 	     EXPECT(c.flags == RIFT_CREDIT_F_REVOKE, "CREDIT flags 0x%x, not a revoke",
@@ -1148,10 +1152,17 @@ bool case_credit_pool_enospc(const struct peer_case *tc)
 	bool ok;
 
 	(void)tc;
-	if (pinned != 0) {
-		diag("skipped: %lld bytes pinned by others", pinned);
-		return true;
-	}
+	/*
+	 * The previous case's path may still be going away on the server:
+	 * wait for it.  A budget shared with anything else would prove
+	 * nothing, and a skip would pass without proving it either, so
+	 * what is still pinned after the wait fails the case.
+	 */
+	for (long long t0 = now_ms(); pinned != 0 && now_ms() - t0 < peer_timeout_ms;
+	     pinned = read_ll("/sys/kernel/rift_server/pinned_bytes"))
+		usleep(10000);
+	if (!EXPECT(pinned == 0, "%lld bytes pinned by others", pinned))
+		return false;
 	path_init(&p, 1, 1);
 	len = info_req_encode_feat(p.name, PEER_HOST, NULL, 0, p.rsp.version, buf, sizeof(buf));
 	ok = set_param("rift_server", "pool_mb", 1) &&
