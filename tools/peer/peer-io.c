@@ -990,7 +990,8 @@ static bool credit_quiet(struct path *p, int ms)
  */
 bool case_credit_revoke(const struct peer_case *tc)
 {
-	u16 granted = CREDIT_FLOOR, keep, id;
+	u16 granted = CREDIT_FLOOR, keep, id, ids[RIFT_CREDIT_MAX_GRANTS * RIFT_CREDIT_MAX_MSGS];
+	unsigned int i, n;
 	struct rift_credit c;
 	u8 data[512];
 	struct path p;
@@ -1021,14 +1022,36 @@ bool case_credit_revoke(const struct peer_case *tc)
 		ok = send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, id - 1, 0));
 	granted = keep;
 	/* Now the held answer: its count includes every release. */
+	n = 0;
 	ok = ok && credit_recv(&p, &c) &&
 	     EXPECT(c.flags & RIFT_CREDIT_F_ANSWER, "CREDIT flags 0x%x, not the answer",
 		    c.flags) &&
 	     EXPECT(c.granted >= keep && c.granted == keep + c.nr_grant,
 		    "held answer says %u granted with %u grants, %u kept", c.granted,
 		    c.nr_grant, keep);
-	while (ok && (c.flags & RIFT_CREDIT_F_MORE))
+	for (;;) {
+		for (i = 0; ok && i < c.nr_grant && n < ARRAY_SIZE(ids); i++)
+			ids[n++] = c.grant[i].chunk;
+		granted = c.granted;
+		if (!ok || !(c.flags & RIFT_CREDIT_F_MORE))
+			break;
 		ok = credit_recv(&p, &c);
+	}
+	/*
+	 * Above the floor again and idle: revoked again (no IO may come
+	 * first, or its response would meet the CREDIT).  Given back, the
+	 * path sits at its floor, where nothing more is revoked.
+	 */
+	if (ok && granted > keep) {
+		ok = credit_recv(&p, &c) &&
+		     EXPECT(c.flags == RIFT_CREDIT_F_REVOKE, "CREDIT flags 0x%x, not a revoke",
+			    c.flags) &&
+		     EXPECT(c.keep == keep && c.granted == granted && n == (unsigned int)(granted - keep),
+			    "second revoke keeps %u of %u, expected %u of %u (%u granted ids)",
+			    c.keep, c.granted, keep, granted, n);
+		for (i = 0; ok && i < n; i++)
+			ok = send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, ids[i], 0));
+	}
 	if (ok) {
 		long long t0 = now_ms();
 
@@ -1085,10 +1108,15 @@ bool case_credit_reclaim_after_answer(const struct peer_case *tc)
 	     EXPECT(granted == CREDIT_FLOOR + 1, "%u granted", granted) &&
 	     test_write(&p, p.con[1], x, CREDIT_OFF, data, sizeof(data), &err) &&
 	     expect_errno(err, 0, "write through the chunk to give back");
-	/* Every receive of connection 1 (the INFO_RSP buffer too) used up. */
+	/*
+	 * Every receive of connection 1 used up: peer_nr_rx of them (the
+	 * INFO_RSP buffer, posted first and never reposted, took the write's
+	 * answer above; one more round trip waited for an answer that could
+	 * not land).
+	 */
 	if (ok)
 		peer_conn_no_repost(p.con[1]);
-	for (seq = 1; ok && seq <= peer_nr_rx + 1; seq++)
+	for (seq = 1; ok && seq <= peer_nr_rx; seq++)
 		ok = hb_roundtrip(&p, p.con[1], seq);
 	/* This HB_ACK meets receiver-not-ready; the READ's answer queues behind. */
 	hb.seq = seq;
@@ -1164,10 +1192,12 @@ bool case_credit_pool_enospc(const struct peer_case *tc)
 	if (!EXPECT(pinned == 0, "%lld bytes pinned by others", pinned))
 		return false;
 	path_init(&p, 1, 1);
-	len = info_req_encode_feat(p.name, PEER_HOST, NULL, 0, p.rsp.version, buf, sizeof(buf));
+	/* The INFO_REQ carries the version CON_RSP agreed: after the connect. */
 	ok = set_param("rift_server", "pool_mb", 1) &&
-	     set_param("rift_server", "credit_floor", CREDIT_FLOOR) &&
-	     EXPECT(len > 0, "cannot encode INFO_REQ") && path_connect(&p, 0) &&
+	     set_param("rift_server", "credit_floor", CREDIT_FLOOR) && path_connect(&p, 0);
+	len = ok ? info_req_encode_feat(p.name, PEER_HOST, NULL, 0, p.rsp.version, buf,
+					sizeof(buf)) : -1;
+	ok = ok && EXPECT(len > 0, "cannot encode INFO_REQ") &&
 	     expect_info_refusal(&p, buf, len, ENOSPC);
 	set_param("rift_server", "credit_floor", 0);
 	path_down(&p);
