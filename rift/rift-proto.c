@@ -1344,3 +1344,123 @@ void rift_credit_clt_asked(struct rift_credit_clt *s)
 	s->answer_msgs = 0;
 }
 EXPORT_SYMBOL_GPL(rift_credit_clt_asked);
+
+/*
+ * The server's side of memory credits (Documentation/design/
+ * memory-credits.rst, step 3): pure decisions, so that the unit tests
+ * check the same arithmetic the kernel server runs.
+ */
+
+/**
+ * rift_credit_srv_floor() - a server's initial grant and revoke floor
+ * @queue_depth: the path instance's chunk id space
+ * @param: the server's credit_floor (0: the feature is off)
+ *
+ * The protocol's floor (rift_proto_credit_floor()) is the least a client
+ * accepts in INFO_RSP and in a revoke's keep, so a smaller @param is
+ * raised to it; the floor is not lowered to 1 (design, open questions).
+ *
+ * Return: 0 when @param is 0, else @param within [protocol floor,
+ * @queue_depth].
+ */
+u16 rift_credit_srv_floor(u16 queue_depth, u32 param)
+{
+	u16 lo = rift_proto_credit_floor(queue_depth);
+
+	if (!param)
+		return 0;
+	if (param < lo)
+		return lo;
+	return param > queue_depth ? queue_depth : param;
+}
+EXPORT_SYMBOL_GPL(rift_credit_srv_floor);
+
+/**
+ * rift_credit_srv_grant_nr() - how many chunks an answer grants
+ * @queue_depth: the path instance's chunk id space
+ * @granted: chunks granted to it now
+ * @want: the CREDIT_REQ's total (validated by rift_proto_credit_want_ok())
+ * @room: chunks the server's budget still has room for
+ *
+ * Up to @want in total, at least the protocol's floor (a client that gave
+ * chunks back may ask for it again), at most one answer's worth
+ * (%RIFT_CREDIT_MAX_MSGS messages), never beyond the id space or @room.
+ *
+ * Return: chunks to grant, possibly 0 (the answer then grants nothing).
+ */
+u16 rift_credit_srv_grant_nr(u16 queue_depth, u16 granted, u16 want, u32 room)
+{
+	u16 floor = rift_proto_credit_floor(queue_depth);
+	u32 target = want > floor ? want : floor, n;
+
+	if (target > queue_depth)
+		target = queue_depth;
+	if (target <= granted)
+		return 0;
+	n = target - granted;
+	if (n > RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS)
+		n = RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS;
+	return n < room ? n : room;
+}
+EXPORT_SYMBOL_GPL(rift_credit_srv_grant_nr);
+
+/**
+ * rift_credit_srv_revoke() - should the server revoke, and to what
+ * @s: the path instance's grant
+ *
+ * A path is revoked down to its floor when it received no request for
+ * @s->idle_ms, holds more than the floor, its client is known to be ready
+ * for a CREDIT, and neither a revoke nor a CREDIT_REQ is pending: a
+ * client that asks is not idle, and holding the revoke back while an
+ * answer is due keeps the two from crossing.
+ *
+ * Return: the revoke's keep (>= the protocol's floor, below @s->granted),
+ * or 0 for no revoke.
+ */
+u16 rift_credit_srv_revoke(const struct rift_credit_srv *s)
+{
+	u16 keep = s->floor;
+
+	if (keep < rift_proto_credit_floor(s->queue_depth))
+		keep = rift_proto_credit_floor(s->queue_depth);
+	if (!s->floor || !s->ready || s->req_out || s->revoking ||
+	    s->quiet_ms < s->idle_ms || s->granted <= keep)
+		return 0;
+	return keep;
+}
+EXPORT_SYMBOL_GPL(rift_credit_srv_revoke);
+
+/**
+ * rift_credit_srv_revoke_over() - has the pending revoke ended?
+ * @s: the path instance's grant, after a CREDIT_REL
+ * @keep: what the revoke let the client keep
+ *
+ * The client's revoke ends when it holds @keep or fewer, so the server's
+ * does too; an answer held back meanwhile may go out then.
+ *
+ * Return: true once the revoke is over.
+ */
+bool rift_credit_srv_revoke_over(const struct rift_credit_srv *s, u16 keep)
+{
+	return s->revoking && s->granted <= keep;
+}
+EXPORT_SYMBOL_GPL(rift_credit_srv_revoke_over);
+
+/**
+ * rift_credit_srv_rel_ok() - may a CREDIT_REL take a chunk back?
+ * @queue_depth: the path instance's chunk id space
+ * @granted: chunks granted to it before the release
+ *
+ * A path instance never holds fewer than the protocol's floor: every
+ * CREDIT's granted must be at least that (rift_proto_credit_encode()
+ * refuses less), so a release below it would leave the server unable to
+ * answer or revoke.  The client has no reason to: a revoke's keep is at
+ * least the floor.
+ *
+ * Return: true if the grant stays at or above the floor after it.
+ */
+bool rift_credit_srv_rel_ok(u16 queue_depth, u16 granted)
+{
+	return granted > rift_proto_credit_floor(queue_depth);
+}
+EXPORT_SYMBOL_GPL(rift_credit_srv_rel_ok);

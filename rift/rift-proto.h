@@ -759,6 +759,33 @@ struct rift_credit_clt {
 };
 
 /**
+ * struct rift_credit_srv - what a server's revoke decision looks at
+ * @queue_depth: the path instance's chunk id space
+ * @granted: chunks granted to it now
+ * @floor: the server's floor for it (rift_credit_srv_floor())
+ * @idle_ms: how long a path must receive no request to be idle
+ * @quiet_ms: how long it has received none
+ * @ready: a request or CREDIT_REQ of the instance arrived: its client is
+ *	ready for a CREDIT (the protocol's rule)
+ * @req_out: a CREDIT_REQ is unanswered: the client wants more, it is not
+ *	idle, and a revoke now would cross the answer
+ * @revoking: a revoke is pending: at most one at a time
+ *
+ * Pure input, filled by the kernel server under its path's credit lock
+ * and by the unit tests.
+ */
+struct rift_credit_srv {
+	u16	queue_depth;
+	u16	granted;
+	u16	floor;
+	u32	idle_ms;
+	u32	quiet_ms;
+	bool	ready;
+	bool	req_out;
+	bool	revoking;
+};
+
+/**
  * struct rift_info - INFO_REQ or INFO_RSP contents in host order
  * @type: enum rift_info_type
  * @version: version from the header
@@ -866,6 +893,11 @@ bool rift_credit_clt_should_ask(const struct rift_credit_clt *s, u32 in_use,
 				bool starved);
 u16 rift_credit_clt_want(const struct rift_credit_clt *s, u32 in_use, u32 waiting);
 void rift_credit_clt_asked(struct rift_credit_clt *s);
+u16 rift_credit_srv_floor(u16 queue_depth, u32 param);
+u16 rift_credit_srv_grant_nr(u16 queue_depth, u16 granted, u16 want, u32 room);
+u16 rift_credit_srv_revoke(const struct rift_credit_srv *s);
+bool rift_credit_srv_revoke_over(const struct rift_credit_srv *s, u16 keep);
+bool rift_credit_srv_rel_ok(u16 queue_depth, u16 granted);
 
 /**
  * enum rift_auth_role - whose proof a transcript is for

@@ -147,6 +147,8 @@ static void rift_srv_path_free_work(struct work_struct *work)
 	struct rift_srv_sess *sess = path->sess;
 	u32 i;
 
+	/* Memory credits: the chunks granted or on their way back. */
+	rift_srv_pool_path_free(path);
 	for (i = 0; i < path->nr_chunks; i++)
 		free_pages_exact(path->chunks[i], sess->chunk_size);
 	atomic64_sub((u64)path->nr_chunks * sess->chunk_size, &sess->pinned);

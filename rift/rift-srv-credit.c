@@ -5,14 +5,16 @@
  * grant (credit_floor), a CREDIT_REQ is answered with more, a CREDIT_REL
  * gives one back.  A request may only name a granted chunk.
  *
- * Step 2 of Documentation/design/memory-credits.rst: every chunk of the
- * path is still allocated and registered at admission, so a grant only
- * hands out what exists already and a chunk given back stays allocated.
- * The policy that decides how much an answer grants is
- * rift_srv_credit_grant_nr(), the one place a budgeted pool (step 3)
- * replaces; it will also have to post the receives a larger grant needs
- * before answering (today every connection has one per chunk of the
- * queue depth from the start).
+ * Step 3 of Documentation/design/memory-credits.rst: a chunk exists only
+ * while it is granted (or on its way back to the budget): an answer
+ * allocates and registers what it grants (rift-srv-pool.c), a CREDIT_REL
+ * hands the chunk to the pool work, which, once the answers that used it
+ * are complete on the device, invalidates its key and frees it, and the
+ * same work revokes an idle path down to its floor.  While a
+ * revoke is pending an answer is held back, so that every CREDIT_REL the
+ * revoke asked for has arrived before the answer's count is taken (the
+ * counts would otherwise differ without anyone misbehaving).  Receives
+ * are still posted for the whole queue depth at connect.
  *
  * The grant is under the path's cr_lock: the receive handler of
  * connection 0 (CREDIT_REQ, CREDIT_REL) and the answer work change it,
@@ -58,18 +60,22 @@ void rift_srv_credit_init(struct rift_srv_path *path)
 
 /**
  * rift_srv_credit_setup() - the initial grant of an admitted path
- * @path: path whose chunks are allocated; runs in its INFO work
+ * @path: admitted path, in its INFO work: without @credits its whole
+ *	queue depth is allocated already (rift_srv_path_alloc_chunks()); with
+ *	them only its ops and per-id tables, the chunks of the initial grant
+ *	come afterwards (rift_srv_pool_admit())
  * @credits: the client offered %RIFT_FEAT_CREDITS and the server accepts it
+ * @floor: credit_floor as read for this admission (0: feature off)
  *
  * Without credits every chunk is granted, as before the feature, so the
  * IO path checks the grant the same way for every client.
  *
  * Return: the chunks INFO_RSP's table announces, or -ENOMEM.
  */
-int rift_srv_credit_setup(struct rift_srv_path *path, bool credits)
+int rift_srv_credit_setup(struct rift_srv_path *path, bool credits, u32 floor)
 {
-	u16 qd = path->queue_depth, floor = rift_proto_credit_floor(qd);
-	u32 g = rift_srv_param_credit_floor();
+	u16 qd = path->queue_depth;
+	u32 g = rift_credit_srv_floor(qd, floor);
 	u16 i;
 
 	path->cr_granted = bitmap_zalloc(qd, GFP_KERNEL);
@@ -77,6 +83,12 @@ int rift_srv_credit_setup(struct rift_srv_path *path, bool credits)
 		return -ENOMEM;
 	if (credits && g) {
 		path->credits = true;
+		path->cr_floor = g;
+		path->cr_idle_ms = rift_srv_param_credit_idle_ms();
+		path->cr_rev_tx = rift_iu_alloc(path->ib_dev, RIFT_CREDIT_MAX_LEN,
+						DMA_TO_DEVICE, NULL);
+		if (!path->cr_rev_tx)
+			return -ENOMEM;
 		/* Sent with connection 0's tx_cqe: no handler of their own. */
 		for (i = 0; i < RIFT_CREDIT_MAX_MSGS; i++) {
 			path->cr_tx[i] = rift_iu_alloc(path->ib_dev, RIFT_CREDIT_MAX_LEN,
@@ -84,8 +96,6 @@ int rift_srv_credit_setup(struct rift_srv_path *path, bool credits)
 			if (!path->cr_tx[i])
 				return -ENOMEM;
 		}
-		/* The protocol's floor lets every path make progress. */
-		g = clamp_t(u32, g, floor, qd);
 	} else {
 		/*
 		 * credit_floor 0 grants the whole queue depth at once: the
@@ -104,18 +114,22 @@ int rift_srv_credit_setup(struct rift_srv_path *path, bool credits)
  * rift_srv_credit_stop() - no answer runs or is queued any more
  * @path: path whose QPs are destroyed, so no CREDIT_REQ can queue one
  *
- * Frees the answers' buffers, mapped for the path's device; the grant
- * itself goes with the path's memory (rift_srv_credit_free()).
+ * Frees the answers' buffers, mapped for the path's device, and kills
+ * every chunk's key (rift_srv_pool_stop()); the grant itself goes with
+ * the path's memory (rift_srv_credit_free()).
  */
 void rift_srv_credit_stop(struct rift_srv_path *path)
 {
 	unsigned int i;
 
 	cancel_delayed_work_sync(&path->credit_work);
+	rift_srv_pool_stop(path);
 	for (i = 0; i < RIFT_CREDIT_MAX_MSGS; i++) {
 		rift_iu_free(path->ib_dev, path->cr_tx[i]);
 		path->cr_tx[i] = NULL;
 	}
+	rift_iu_free(path->ib_dev, path->cr_rev_tx);
+	path->cr_rev_tx = NULL;
 }
 
 /**
@@ -141,59 +155,81 @@ bool rift_srv_credit_granted(struct rift_srv_path *path, u16 chunk)
 }
 
 /*
- * How many chunks the answer grants: up to @want in total (at least the
- * floor, which a client that gave chunks back without a revoke may have
- * left), at most RIFT_CREDIT_MAX_MSGS messages' worth.  Step 2 grants
- * from the chunks the path has allocated anyway; this is where a pool
- * with a budget and shares decides instead.
+ * Give the chunks the answer grants memory and a registration, before
+ * anything is counted: allocation sleeps.  Up to @n chunk ids without
+ * memory, lowest first (a chunk on its way back keeps its id until its
+ * key is dead); stops early when the budget is short.  Returns the ids
+ * in @ids and their REG_MRs, chained, in @regs.
  */
-static u16 rift_srv_credit_grant_nr(struct rift_srv_path *path, u16 want)
+static u16 rift_srv_credit_alloc(struct rift_srv_path *path, u16 n, u16 *ids,
+				 struct ib_reg_wr *regs)
 {
-	u16 floor = rift_proto_credit_floor(path->queue_depth);
-	u16 target = max(want, floor);
+	unsigned long bit = 0;
+	u16 k = 0;
 
-	lockdep_assert_held(&path->cr_lock);
-	if (target <= path->nr_granted)
-		return 0;
-	return min_t(u16, target - path->nr_granted,
-		     RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS);
+	lockdep_assert_held(&path->cr_mutex);
+	while (k < n) {
+		bit = find_next_zero_bit(path->cr_present, path->queue_depth, bit);
+		if (bit >= path->queue_depth ||
+		    rift_srv_pool_chunk_get(path, bit, &regs[k]))
+			break;
+		if (k)
+			regs[k - 1].wr.next = &regs[k].wr;
+		ids[k++] = bit++;
+	}
+	return k;
 }
 
 /*
- * Answer the outstanding CREDIT_REQ: pick the chunks, mark them granted
- * before the client can hear of them (it may send a request on one as
- * soon as the message arrives), encode one to four messages, and post
- * them in one chain on connection 0.  The request stops being outstanding
- * before the post: the client may ask again as soon as it has the last
- * message.  The message buffers are rewritten only by the next answer,
- * which needs the next CREDIT_REQ, which the client sends only after it
- * received this answer's last message: by then the device has read them.
+ * Answer the outstanding CREDIT_REQ: allocate and register the chunks
+ * (rift-srv-pool.c), mark them granted before the client can hear of
+ * them (it may send a request on one as soon as the message arrives),
+ * encode one to four messages, and post them in one chain on connection
+ * 0 behind the REG_MRs of the new chunks (in order on the QP: the keys
+ * are valid before the client learns them).  The request stops being
+ * outstanding before the post: the client may ask again as soon as it
+ * has the last message.  The message buffers are rewritten only by the
+ * next answer, which needs the next CREDIT_REQ, which the client sends
+ * only after it received this answer's last message: by then the device
+ * has read them.  While a revoke is pending the answer waits: the
+ * CREDIT_REL that ends the revoke queues it again.
  */
 static void rift_srv_credit_answer(struct rift_srv_path *path)
 {
 	struct rift_srv_con *con = &path->cons[0];
 	struct ib_send_wr wrs[RIFT_CREDIT_MAX_MSGS] = {};
+	struct ib_reg_wr regs[RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS];
+	u16 ids[RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS];
 	struct ib_sge sges[RIFT_CREDIT_MAX_MSGS];
 	struct rift_imm imm = { .type = RIFT_IMM_CREDIT };
+	struct ib_send_wr *first = wrs;
 	struct rift_credit c;
-	unsigned long bit = 0, flags;
-	u16 n, nr_msgs, i, k;
+	u16 n, nr_msgs, i, k, got, next = 0;
+	unsigned long flags;
 	__be32 imm_data;
 	int len, err;
 
 	if (rift_imm_encode(&imm, &imm_data))
 		return;
+	mutex_lock(&path->cr_mutex);
 	spin_lock_irqsave(&path->cr_lock, flags);
-	n = rift_srv_credit_grant_nr(path, path->cr_want);
-	nr_msgs = max_t(u16, 1, DIV_ROUND_UP(n, RIFT_CREDIT_MAX_GRANTS));
+	if (path->cr_revoking || !path->cr_req_out) {
+		spin_unlock_irqrestore(&path->cr_lock, flags);
+		goto out;
+	}
+	n = rift_credit_srv_grant_nr(path->queue_depth, path->nr_granted, path->cr_want,
+				     rift_srv_pool_room_chunks(path));
+	spin_unlock_irqrestore(&path->cr_lock, flags);
+	got = rift_srv_credit_alloc(path, n, ids, regs);
+
+	spin_lock_irqsave(&path->cr_lock, flags);
+	nr_msgs = max_t(u16, 1, DIV_ROUND_UP(got, RIFT_CREDIT_MAX_GRANTS));
 	for (i = 0; i < nr_msgs; i++) {
 		memset(&c, 0, sizeof(c));
 		c.flags = RIFT_CREDIT_F_ANSWER | (i + 1 < nr_msgs ? RIFT_CREDIT_F_MORE : 0);
-		for (k = 0; k < RIFT_CREDIT_MAX_GRANTS && n; k++, n--) {
-			bit = find_next_zero_bit(path->cr_granted, path->queue_depth, bit);
-			/* n is bounded by the chunks not granted. */
-			if (WARN_ON_ONCE(bit >= path->queue_depth))
-				break;
+		for (k = 0; k < RIFT_CREDIT_MAX_GRANTS && next < got; k++, next++) {
+			u16 bit = ids[next];
+
 			c.grant[k].chunk = bit;
 			c.grant[k].addr = path->mrs[bit]->iova;
 			c.grant[k].rkey = path->mrs[bit]->rkey;
@@ -207,7 +243,7 @@ static void rift_srv_credit_answer(struct rift_srv_path *path)
 		if (len < 0) {
 			spin_unlock_irqrestore(&path->cr_lock, flags);
 			rift_srv_path_fail(path, "cannot encode a credit answer: %d", len);
-			return;
+			goto out;
 		}
 		ib_dma_sync_single_for_device(path->ib_dev, path->cr_tx[i]->dma, len,
 					      DMA_TO_DEVICE);
@@ -224,14 +260,20 @@ static void rift_srv_credit_answer(struct rift_srv_path *path)
 	path->cr_req_out = false;
 	path->cr_last = jiffies;
 	spin_unlock_irqrestore(&path->cr_lock, flags);
-	if (rift_con_signal_n(&con->c, nr_msgs))
+	if (got) {
+		regs[got - 1].wr.next = wrs;
+		first = &regs[0].wr;
+	}
+	if (rift_con_signal_n(&con->c, nr_msgs + got))
 		wrs[nr_msgs - 1].send_flags = IB_SEND_SIGNALED;
-	err = ib_post_send(con->c.qp, wrs, NULL);
+	err = ib_post_send(con->c.qp, first, NULL);
 	if (err) {
 		rift_srv_path_fail(path, "cannot send a credit answer: %d", err);
-		return;
+		goto out;
 	}
 	this_cpu_add(path->stats->credits, nr_msgs);
+out:
+	mutex_unlock(&path->cr_mutex);
 }
 
 /* The answer, at most once per RIFT_SRV_CREDIT_INTERVAL_MS per path. */
@@ -282,10 +324,16 @@ bool rift_srv_credit_req(struct rift_srv_con *con, const struct rift_imm *imm)
 	}
 	path->cr_req_out = true;
 	path->cr_want = imm->want;
+	/*
+	 * The client's instance is ready for CREDITs, revokes included; and
+	 * one that asks is not idle.
+	 */
+	WRITE_ONCE(path->cr_ready, true);
+	WRITE_ONCE(path->cr_last_rx, jiffies);
 	due = path->cr_last + msecs_to_jiffies(RIFT_SRV_CREDIT_INTERVAL_MS);
 	spin_unlock_irqrestore(&path->cr_lock, flags);
 	this_cpu_inc(path->stats->credit_reqs);
-	queue_delayed_work(rift_srv_hb_wq, &path->credit_work,
+	queue_delayed_work(rift_srv_credit_wq, &path->credit_work,
 			   time_after(due, jiffies) ? due - jiffies : 0);
 	return true;
 }
@@ -296,7 +344,8 @@ bool rift_srv_credit_req(struct rift_srv_con *con, const struct rift_imm *imm)
  * @imm: the decoded immediate
  *
  * The chunk is no longer granted: a request naming it fails the path.
- * Its memory and registration stay (step 2); it may be granted again.
+ * The pool work invalidates its key and gives its memory back to the
+ * budget; a revoke the release completes lets a held answer go.
  *
  * Return: false after failing the path.
  */
@@ -305,6 +354,7 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 	struct rift_srv_path *path = con->path;
 	struct rift_srv_op *op;
 	unsigned long flags;
+	bool held;
 
 	if (!path->credits) {
 		rift_srv_path_fail(path, "unexpected message type %u", imm->type);
@@ -320,9 +370,19 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 		rift_srv_path_fail(path, "release of a chunk not granted");
 		return false;
 	}
+	/* Else no later CREDIT could be encoded (granted below the floor). */
+	if (!rift_credit_srv_rel_ok(path->queue_depth, path->nr_granted)) {
+		spin_unlock_irqrestore(&path->cr_lock, flags);
+		rift_srv_path_fail(path, "release below the floor");
+		return false;
+	}
 	/*
 	 * At the ULP until its answer is being posted: the client gives a
-	 * chunk back only once it has that answer.
+	 * chunk back only once it has that answer.  Its answer having been
+	 * posted (BUSY clear, or POSTING) does not mean the device is done
+	 * with the chunk: a read's WRITEs or an always-invalidate REG_MR may
+	 * still be queued on its connection.  The pool frees it only once
+	 * they completed (rift_srv_pool_reclaim(), the op's tx_out).
 	 */
 	op = &path->ops[imm->chunk];
 	if (test_bit(RIFT_SRV_OP_BUSY, &op->flags) &&
@@ -333,7 +393,21 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 	}
 	clear_bit(imm->chunk, path->cr_granted);
 	path->nr_granted--;
+	/*
+	 * The pool work invalidates its key once its answers are complete
+	 * on the device, then frees it.
+	 */
+	set_bit(imm->chunk, path->cr_reclaim);
+	held = false;
+	if (path->cr_revoking && path->nr_granted <= path->cr_keep) {
+		path->cr_revoking = false;
+		held = path->cr_req_out;
+	}
 	spin_unlock_irqrestore(&path->cr_lock, flags);
 	this_cpu_inc(path->stats->credit_rels);
+	rift_srv_pool_kick(path);
+	/* An answer held back by the revoke: the interval is long over. */
+	if (held)
+		mod_delayed_work(rift_srv_credit_wq, &path->credit_work, 0);
 	return true;
 }

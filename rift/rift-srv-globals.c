@@ -19,6 +19,8 @@ struct workqueue_struct *rift_srv_wq;
 struct workqueue_struct *rift_srv_hb_wq;
 /* Answers given from hard interrupt context, posted from here. */
 struct workqueue_struct *rift_srv_resp_wq;
+/* Memory credits: credit answers and the chunk pool (allocations). */
+struct workqueue_struct *rift_srv_credit_wq;
 
 /*
  * Parameters are read once when a session is created, so changing them
@@ -167,6 +169,9 @@ static unsigned int setup_timeout_ms = 20000;
 /* 0 until module init sets it to a quarter of RAM. */
 static unsigned int max_pinned_mb;
 static unsigned int credit_floor;
+/* 0: the budget is max_pinned_mb, as before memory credits. */
+static unsigned int pool_mb;
+static unsigned int credit_idle_ms = 1000;
 
 /* The range each of the limits above accepts, found by the variable. */
 static const struct {
@@ -180,6 +185,8 @@ static const struct {
 	{ &setup_timeout_ms,		1000, 600000 },
 	{ &max_pinned_mb,		1, UINT_MAX >> 1 },
 	{ &credit_floor,		0, RIFT_MAX_QUEUE_DEPTH },
+	{ &pool_mb,			0, UINT_MAX >> 1 },
+	{ &credit_idle_ms,		10, 3600000 },
 };
 
 static int rift_srv_set_ranged(const char *val, const struct kernel_param *kp)
@@ -217,7 +224,13 @@ MODULE_PARM_DESC(max_pinned_mb,
 		 "MiB of chunk memory all sessions together may pin; a path over it is refused (default: a quarter of RAM)");
 module_param_cb(credit_floor, &rift_srv_ranged_ops, &credit_floor, 0644);
 MODULE_PARM_DESC(credit_floor,
-		 "Chunks a new path of a client offering memory credits is granted at admission, 0..4096; 0 grants the whole queue depth (default 0)");
+		 "Chunks a new path of a client offering memory credits is granted at admission and never revoked below, 0..4096, raised to 2 (or the queue depth if smaller); 0 grants the whole queue depth and turns the feature off (default 0)");
+module_param_cb(pool_mb, &rift_srv_ranged_ops, &pool_mb, 0644);
+MODULE_PARM_DESC(pool_mb,
+		 "MiB of chunk memory all paths together may hold: the budget grants and admissions draw from; 0 uses max_pinned_mb (default 0)");
+module_param_cb(credit_idle_ms, &rift_srv_ranged_ops, &credit_idle_ms, 0644);
+MODULE_PARM_DESC(credit_idle_ms,
+		 "A path with memory credits that received no request for this long is revoked down to credit_floor, 10..3600000 (default 1000)");
 
 u32 rift_srv_param_max_sessions(void)
 {
@@ -247,22 +260,39 @@ u32 rift_srv_param_setup_timeout_ms(void)
 /*
  * Memory credits (RIFT_FEAT_CREDITS, Documentation/rift-protocol.rst):
  * the chunks a path of a client that offers the feature is granted at
- * admission; it asks for more as it needs them.  0 grants the whole queue
- * depth at once (the feature is then not accepted: nothing changes on
- * the wire).  Values below the protocol's floor (2, or the queue depth if
- * smaller) are raised to it.  Every chunk is still allocated at
- * admission: this sets how fast a path's grant grows, not what it pins.
+ * admission and never revoked below; it asks for more as it needs them.
+ * 0 grants the whole queue depth at once (the feature is then not
+ * accepted: nothing changes on the wire).  Values below the protocol's
+ * floor (2, or the queue depth if smaller) are raised to it.  Only
+ * granted chunks exist (rift-srv-pool.c).
  */
 u32 rift_srv_param_credit_floor(void)
 {
 	return READ_ONCE(credit_floor);
 }
 
+u32 rift_srv_param_credit_idle_ms(void)
+{
+	return READ_ONCE(credit_idle_ms);
+}
+
 static atomic64_t rift_srv_pinned_total = ATOMIC64_INIT(0);
 static atomic_t rift_srv_nr_sess_total = ATOMIC_INIT(0);
 
+/*
+ * The budget: pool_mb once set, else max_pinned_mb, so that a server that
+ * sets neither pool_mb nor credit_floor counts and refuses exactly as
+ * before memory credits.
+ */
+static u64 rift_srv_budget(void)
+{
+	unsigned int mb = READ_ONCE(pool_mb);
+
+	return (u64)(mb ? mb : READ_ONCE(max_pinned_mb)) << 20;
+}
+
 /**
- * rift_srv_pinned_reserve() - count chunk memory against max_pinned_mb
+ * rift_srv_pinned_reserve() - count chunk memory against the budget
  * @bytes: what a path is about to allocate
  *
  * Return: true if it fits (and is counted), false if it would exceed the
@@ -270,12 +300,39 @@ static atomic_t rift_srv_nr_sess_total = ATOMIC_INIT(0);
  */
 bool rift_srv_pinned_reserve(u64 bytes)
 {
-	u64 cap = (u64)READ_ONCE(max_pinned_mb) << 20;
+	u64 cap = rift_srv_budget();
 
 	if (atomic64_add_return(bytes, &rift_srv_pinned_total) <= cap)
 		return true;
 	atomic64_sub(bytes, &rift_srv_pinned_total);
 	return false;
+}
+
+/**
+ * rift_srv_budget_name() - the parameter that sets the budget now
+ *
+ * For refusals, which must name what an administrator has to raise.
+ *
+ * Return: "pool_mb" once it is set, else "max_pinned_mb".
+ */
+const char *rift_srv_budget_name(void)
+{
+	return READ_ONCE(pool_mb) ? "pool_mb" : "max_pinned_mb";
+}
+
+/**
+ * rift_srv_pool_room() - bytes the budget still has room for
+ *
+ * A hint for sizing a grant: rift_srv_pinned_reserve() decides.
+ *
+ * Return: the budget less what is counted against it, or 0.
+ */
+u64 rift_srv_pool_room(void)
+{
+	s64 used = atomic64_read(&rift_srv_pinned_total);
+	u64 cap = rift_srv_budget();
+
+	return used < 0 || (u64)used >= cap ? 0 : cap - used;
 }
 
 /**
@@ -373,10 +430,22 @@ int rift_srv_globals_init(void)
 		err = -ENOMEM;
 		goto err_destroy_hb_wq;
 	}
+	/*
+	 * Memory credits: an answer allocates up to 12 zeroed high-order
+	 * chunks and their MRs (GFP_KERNEL, so it may enter reclaim itself)
+	 * and the pool work frees them.  Not on rift_srv_hb_wq: its rescuer
+	 * would be held up behind them and so would heartbeats; and nothing
+	 * here must run to make memory free, so no WQ_MEM_RECLAIM.
+	 */
+	rift_srv_credit_wq = alloc_workqueue("rift_srv_credit", 0, 0);
+	if (!rift_srv_credit_wq) {
+		err = -ENOMEM;
+		goto err_destroy_resp_wq;
+	}
 	err = class_register(&rift_srv_class);
 	if (err) {
 		pr_err("cannot register class: %d\n", err);
-		goto err_destroy_resp_wq;
+		goto err_destroy_credit_wq;
 	}
 	rift_srv_kobj = kobject_create_and_add("rift_server", kernel_kobj);
 	if (!rift_srv_kobj) {
@@ -392,6 +461,8 @@ err_kobj:
 	kobject_put(rift_srv_kobj);
 err_class:
 	class_unregister(&rift_srv_class);
+err_destroy_credit_wq:
+	destroy_workqueue(rift_srv_credit_wq);
 err_destroy_resp_wq:
 	destroy_workqueue(rift_srv_resp_wq);
 err_destroy_hb_wq:
@@ -410,6 +481,8 @@ err_destroy_wq:
  */
 void rift_srv_globals_exit_wqs(void)
 {
+	destroy_workqueue(rift_srv_credit_wq);
+	rift_srv_credit_wq = NULL;
 	destroy_workqueue(rift_srv_resp_wq);
 	rift_srv_resp_wq = NULL;
 	destroy_workqueue(rift_srv_hb_wq);

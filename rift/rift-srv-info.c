@@ -177,7 +177,7 @@ int rift_srv_path_alloc_chunks(struct rift_srv_path *path)
 		path->nr_chunks++;
 		atomic64_add(sess->chunk_size, &sess->pinned);
 	}
-	return rift_srv_path_init_ops(path);
+	return rift_srv_path_init_ops(path, false);
 }
 
 /*
@@ -415,7 +415,8 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	struct ib_reg_wr *wrs;
 	u64 feat = 0;
 	int nr_table;
-	bool first;
+	bool first, credits;
+	u32 floor;
 	int err;
 
 	/*
@@ -491,12 +492,21 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		}
 		feat |= RIFT_FEAT_ALWAYS_INVALIDATE;
 	}
-	/* Admitted: only now does the path cost chunk memory. */
-	err = rift_srv_path_alloc_chunks(path);
+	/*
+	 * Admitted: only now does the path cost chunk memory.  Without
+	 * credits (an old client, or credit_floor 0) its whole queue depth,
+	 * as it always was; with them only the initial grant, below.
+	 */
+	floor = rift_srv_param_credit_floor();
+	credits = (feat & RIFT_FEAT_CREDITS) && floor;
+	if (credits)
+		err = rift_srv_path_init_ops(path, true) ?: rift_srv_pool_path_init(path);
+	else
+		err = rift_srv_path_alloc_chunks(path);
 	if (err) {
-		rift_srv_path_refuse(path, -err, "%s", err == -ENOSPC ?
-				     "max_pinned_mb reached" :
-				     "cannot allocate chunks");
+		rift_srv_path_refuse(path, -err, "%s%s", err == -ENOSPC ?
+				     rift_srv_budget_name() : "cannot allocate chunks",
+				     err == -ENOSPC ? " reached" : "");
 		return 0;
 	}
 	path->always_inv = feat & RIFT_FEAT_ALWAYS_INVALIDATE;
@@ -511,14 +521,24 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		}
 	}
 	/* Accepted only with a credit_floor: see rift_srv_credit_setup(). */
-	nr_table = rift_srv_credit_setup(path, feat & RIFT_FEAT_CREDITS);
+	nr_table = rift_srv_credit_setup(path, credits, floor);
 	if (nr_table < 0) {
 		rift_srv_path_refuse(path, ENOMEM, "cannot allocate credit state");
 		return 0;
 	}
 	wrs = kcalloc(path->queue_depth, sizeof(*wrs), GFP_KERNEL);
 	table = kcalloc(path->queue_depth, sizeof(*table), GFP_KERNEL);
-	err = wrs && table ? rift_srv_path_reg_chunks(path, wrs, table) : -ENOMEM;
+	if (!wrs || !table)
+		err = -ENOMEM;
+	else if (path->credits)
+		err = rift_srv_pool_admit(path, nr_table, wrs, table);
+	else
+		err = rift_srv_path_reg_chunks(path, wrs, table);
+	if (err == -ENOSPC) {
+		/* The floor does not fit the budget. */
+		rift_srv_path_refuse(path, ENOSPC, "%s reached", rift_srv_budget_name());
+		goto out;
+	}
 	if (err) {
 		rift_srv_path_refuse(path, -err, "cannot register chunks: %d", err);
 		goto out;
@@ -552,6 +572,8 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	err = rift_srv_path_send_info_rsp(path, req, proved && (req->present &
 					  BIT(RIFT_TLV_AUTH_NONCE)) ? proof : NULL, wrs, table,
 					  nr_table);
+	if (!err && path->credits)
+		rift_srv_pool_start(path);
 	if (!err)
 		rift_srv_peer_info("session %s: path %s connected on %s port %u, %u connections\n",
 				   sess->name, path->base.name, dev_name(&path->ib_dev->dev),

@@ -36,6 +36,8 @@ struct rift_srv_rd_seg {
  * @con: connection posted on
  * @nr: initialised entries of @seg
  * @credits: send WRs taken from @con->rd_credits
+ * @op: memory credits: the op whose @tx_out this answer holds, dropped
+ *	once the WRITEs are complete and their mappings gone; else NULL
  * @seg: one per client segment
  *
  * Allocated per response rather than per op: the op is free again as soon
@@ -48,8 +50,38 @@ struct rift_srv_rd {
 	struct rift_srv_con	*con;
 	u32			nr;
 	u32			credits;
+	struct rift_srv_op	*op;
 	struct rift_srv_rd_seg	seg[];
 };
+
+/*
+ * Memory credits: an answer that read the chunk or named its MR is
+ * complete on the device (its signalled send completed, so every WR
+ * before it on the QP did, and a read's rdma_rw contexts are destroyed,
+ * their DMA mappings gone).  The last one of a chunk given back lets
+ * the pool reclaim it: the full barrier of the decrement orders it
+ * before the look at cr_reclaim, which pairs with the one in
+ * rift_srv_pool_reclaim() between its look at the bit and at @tx_out,
+ * so one of the two sides sees the other.
+ */
+static void rift_srv_op_tx_done(struct rift_srv_op *op)
+{
+	struct rift_srv_path *path = op->path;
+
+	if (atomic_dec_and_test(&op->tx_out) && test_bit(op->chunk, path->cr_reclaim))
+		rift_srv_pool_kick(path);
+}
+
+/* Completion of an always-invalidate answer without read data (credits). */
+static void rift_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_srv_op *op = container_of(wc->wr_cqe, struct rift_srv_op, rsp_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		rift_srv_path_fail(op->path, "send failed: %s",
+				   ib_wc_status_msg(wc->status));
+	rift_srv_op_tx_done(op);
+}
 
 /* An answer given in hard interrupt context, posted from process context. */
 static void rift_srv_resp_work(struct work_struct *work)
@@ -62,24 +94,33 @@ static void rift_srv_resp_work(struct work_struct *work)
 /**
  * rift_srv_path_init_ops() - allocate the ops of a path instance
  * @path: path with its queue depth set
+ * @per_chunk_segs: memory credits: each chunk brings its own segment
+ *	array when it is granted (rift-srv-pool.c), instead of one array
+ *	for the whole queue depth here
  *
  * Return: 0 or -ENOMEM; the path's free work frees what was allocated.
  */
-int rift_srv_path_init_ops(struct rift_srv_path *path)
+int rift_srv_path_init_ops(struct rift_srv_path *path, bool per_chunk_segs)
 {
 	u32 i;
 
 	path->ops = kcalloc(path->queue_depth, sizeof(*path->ops), GFP_KERNEL);
-	path->segs = kvcalloc(array_size(path->queue_depth, RIFT_IO_MAX_SEGS),
-			      sizeof(*path->segs), GFP_KERNEL);
-	if (!path->ops || !path->segs)
+	if (!path->ops)
 		return -ENOMEM;
+	if (!per_chunk_segs) {
+		path->segs = kvcalloc(array_size(path->queue_depth, RIFT_IO_MAX_SEGS),
+				      sizeof(*path->segs), GFP_KERNEL);
+		if (!path->segs)
+			return -ENOMEM;
+	}
 	for (i = 0; i < path->queue_depth; i++) {
 		path->ops[i].sess = path->sess;
 		path->ops[i].path = path;
 		path->ops[i].chunk = i;
-		path->ops[i].segs = &path->segs[i * RIFT_IO_MAX_SEGS];
+		if (path->segs)
+			path->ops[i].segs = &path->segs[i * RIFT_IO_MAX_SEGS];
 		INIT_WORK(&path->ops[i].resp_work, rift_srv_resp_work);
+		path->ops[i].rsp_cqe.done = rift_srv_rsp_done;
 	}
 	return 0;
 }
@@ -116,11 +157,15 @@ static void rift_srv_rd_free(struct rift_srv_rd *rd)
 static void rift_srv_rd_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rift_srv_rd *rd = container_of(wc->wr_cqe, struct rift_srv_rd, cqe);
+	struct rift_srv_op *op = rd->op;
 
 	if (wc->status != IB_WC_SUCCESS)
 		rift_srv_path_fail(rd->con->path, "read response failed: %s",
 				   ib_wc_status_msg(wc->status));
+	/* The mappings go first: only then may the pool free the chunk. */
 	rift_srv_rd_free(rd);
+	if (op)
+		rift_srv_op_tx_done(op);
 }
 
 /*
@@ -178,6 +223,7 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
 	rd->con = con;
 	rd->nr = 0;
 	rd->credits = op->nr_segs;
+	rd->op = op->path->credits ? op : NULL;
 	for (i = 0; i < op->nr_segs; i++) {
 		struct rift_srv_rd_seg *s = &rd->seg[i];
 		const struct rift_rbuf *seg = &op->segs[i];
@@ -282,6 +328,22 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 			first = head;
 		sync_len = max(sync_len, op->data_off + op->data_len);
 	}
+	/*
+	 * Memory credits: a chunk given back is freed once the answers that
+	 * use it are complete on the device, not once they are posted (BUSY
+	 * goes at the post): a client that stops reposting receives can
+	 * hold them queued behind a SEND for as long as it likes.  A read's
+	 * WRITEs are tracked by their rd (signalled already); the REG_MR of
+	 * always-invalidate names the chunk's MR, so its answer is
+	 * signalled here to be tracked too.  Other answers use nothing of
+	 * the chunk on the device.
+	 */
+	if (path->credits && !wr.wr_cqe && path->always_inv) {
+		wr.wr_cqe = &op->rsp_cqe;
+		wr.send_flags = IB_SEND_SIGNALED;
+	}
+	if (path->credits && wr.wr_cqe)
+		atomic_inc(&op->tx_out);
 	if (!wr.wr_cqe) {
 		wr.wr_cqe = &con->tx_cqe;
 		if (rift_con_signal_n(&con->c, head == &wr ? 1 : 2))
@@ -310,6 +372,10 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 	local_bh_enable();
 	if (ret) {
+		/*
+		 * @tx_out stays raised: part of the chain may be posted, so the
+		 * chunk waits for the path's teardown (QPs destroyed first).
+		 */
 		if (first != head)
 			rift_srv_rd_free(container_of(wr.wr_cqe, struct rift_srv_rd, cqe));
 		rift_srv_path_fail(path, "cannot post a response: %d", ret);
@@ -413,9 +479,10 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 		.chunk_size	= sess->chunk_size,
 		.max_io_size	= sess->max_io_size,
 	};
-	u8 *chunk = path->chunks[imm->chunk];
-	dma_addr_t dma = rift_srv_chunk_dma(path, imm->chunk);
 	struct rift_io_req req;
+	unsigned long now;
+	dma_addr_t dma;
+	u8 *chunk;
 	u32 avail;
 	int err;
 
@@ -429,6 +496,35 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 				   imm->chunk);
 		return NULL;
 	}
+	/*
+	 * Memory credits: a CREDIT_REL of this chunk on connection 0 may have
+	 * crossed the request since the caller checked the grant.  The op is
+	 * ours now, so the pool work, which frees a given-back chunk only
+	 * while its op is not BUSY, sees it (pairs with the barrier in
+	 * rift_srv_pool_reclaim()); look at the grant again before touching
+	 * the chunk, which may be on its way back.
+	 */
+	if (path->credits) {
+		/* BUSY set before the grant is read: see above. */
+		smp_mb__after_atomic();
+		if (!rift_srv_credit_granted(path, imm->chunk)) {
+			clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+			rift_srv_path_fail(path, "request names a chunk not granted");
+			return NULL;
+		}
+		/*
+		 * Every connection's requests land here: a store per request
+		 * would bounce the line between their CPUs, so store only
+		 * when the tick moved (the idle test needs no more).
+		 */
+		now = jiffies;
+		if (READ_ONCE(path->cr_last_rx) != now)
+			WRITE_ONCE(path->cr_last_rx, now);
+		if (!READ_ONCE(path->cr_ready))
+			WRITE_ONCE(path->cr_ready, true);
+	}
+	chunk = path->chunks[imm->chunk];
+	dma = rift_srv_chunk_dma(path, imm->chunk);
 	if (imm->desc_off >= lim.chunk_size) {
 		err = -EBADMSG;
 		goto bad;
@@ -554,6 +650,20 @@ static bool rift_srv_cancel(struct rift_srv_path *path, const struct rift_imm *i
 				   "without the feature" : "with a generation without CANCEL_GEN");
 		return false;
 	}
+	/*
+	 * Memory credits: a CANCEL of a chunk not granted is ignored (design,
+	 * open questions), once it passed the checks every CANCEL must:
+	 * CANCEL goes on the timed-out request's connection and the
+	 * CREDIT_REL that gives the chunk back, once the late answer came,
+	 * on connection 0, so the release can overtake the CANCEL without
+	 * the client misbehaving.  Ignoring it is safe: it only marks an op,
+	 * which no request holds once the chunk is given back.  Without
+	 * credits every chunk is granted (checked by the caller).
+	 */
+	if (!rift_srv_credit_granted(path, imm->chunk)) {
+		this_cpu_inc(path->stats->cancels_stale);
+		return true;
+	}
 	old = atomic_read(&op->cancel);
 	do {
 		if ((old & RIFT_SRV_OP_GEN_MASK) != gen) {
@@ -588,11 +698,13 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 	}
 	/*
 	 * A chunk not granted (memory credits) is not the client's to use:
-	 * no request, no CANCEL may name it.  Every chunk is granted when
-	 * the feature is off.
+	 * no request may name it.  Every chunk is granted when the feature
+	 * is off.  A CANCEL of one with credits is validated and then
+	 * ignored instead, see rift_srv_cancel().
 	 */
 	if ((imm.type == RIFT_IMM_WRITE || imm.type == RIFT_IMM_READ ||
-	     imm.type == RIFT_IMM_CANCEL) && !rift_srv_credit_granted(path, imm.chunk)) {
+	     (imm.type == RIFT_IMM_CANCEL && !path->credits)) &&
+	    !rift_srv_credit_granted(path, imm.chunk)) {
 		rift_srv_path_fail(path, "request names a chunk not granted");
 		return;
 	}

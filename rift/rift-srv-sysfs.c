@@ -196,14 +196,20 @@ static struct kobj_attribute rift_srv_path_con_states_attr = __ATTR_RO(con_state
 static ssize_t path_pinned_bytes_show(struct kobject *kobj,
 				      struct kobj_attribute *attr, char *buf)
 {
-	struct rift_srv_path *path = to_path(kobj);
-
-	return sysfs_emit(buf, "%llu\n",
-			  (u64)path->nr_chunks * path->sess->chunk_size);
+	return sysfs_emit(buf, "%llu\n", rift_srv_path_pinned_bytes(to_path(kobj)));
 }
 
 static struct kobj_attribute rift_srv_path_pinned_bytes_attr =
 	__ATTR(pinned_bytes, 0444, path_pinned_bytes_show, NULL);
+
+/* Chunks and everything else the path instance holds (memory credits). */
+static ssize_t held_bytes_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", rift_srv_path_held_bytes(to_path(kobj)));
+}
+
+static struct kobj_attribute rift_srv_path_held_bytes_attr = __ATTR_RO(held_bytes);
 
 /* Memory credits: the chunks granted to the client right now. */
 static ssize_t granted_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -235,6 +241,7 @@ static struct kobj_attribute rift_srv_path_disconnect_attr = __ATTR_WO(disconnec
 static struct attribute *rift_srv_path_attrs[] = {
 	&rift_srv_path_con_states_attr.attr,
 	&rift_srv_path_pinned_bytes_attr.attr,
+	&rift_srv_path_held_bytes_attr.attr,
 	&rift_srv_path_granted_attr.attr,
 	&rift_srv_path_disconnect_attr.attr,
 	NULL,
@@ -257,6 +264,8 @@ static struct rift_stat_attr rift_srv_stat_counters[] = {
 	RIFT_STAT_ATTR(credit_reqs, struct rift_srv_stats, credit_reqs),
 	RIFT_STAT_ATTR(credits, struct rift_srv_stats, credits),
 	RIFT_STAT_ATTR(credit_rels, struct rift_srv_stats, credit_rels),
+	RIFT_STAT_ATTR(revokes, struct rift_srv_stats, revokes),
+	RIFT_STAT_ATTR(reclaimed, struct rift_srv_stats, reclaimed),
 };
 
 static struct attribute *rift_srv_stats_attrs[] = {
@@ -268,6 +277,8 @@ static struct attribute *rift_srv_stats_attrs[] = {
 	&rift_srv_stat_counters[5].attr.attr,
 	&rift_srv_stat_counters[6].attr.attr,
 	&rift_srv_stat_counters[7].attr.attr,
+	&rift_srv_stat_counters[8].attr.attr,
+	&rift_srv_stat_counters[9].attr.attr,
 	NULL,
 };
 

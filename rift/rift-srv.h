@@ -57,6 +57,8 @@
 #define RIFT_SRV_RD_WRS		2
 /* Send WRs for control traffic (HB_ACK) per connection. */
 #define RIFT_SRV_CTL_WRS	16
+/* LOCAL_INVs of chunks given back posted in one chain (memory credits). */
+#define RIFT_SRV_POOL_INV_BATCH	16
 /* A path that has not finished its INFO exchange by then is closed. */
 
 /**
@@ -177,6 +179,14 @@ struct rift_srv_ctx {
  * @sync_len: bytes at the start of the chunk the CPU took ownership of
  * @inv_cqe: completion of the chunk MR's local invalidation
  *	(always-invalidate), after which the request goes to the ULP
+ * @tx_out: memory credits: answers posted whose WRs read the chunk (a
+ *	read's RDMA WRITEs, each with a DMA mapping of its own) or name
+ *	its MR (an always-invalidate REG_MR), and whose signalled send has
+ *	not completed yet; the pool frees a chunk given back only at 0
+ *	(rift-srv-pool.c).  Raised before BUSY goes, so a reclaim that
+ *	sees BUSY clear sees it.  0 without credits.
+ * @rsp_cqe: completion of such an answer without a read's data (its
+ *	always-invalidate REG_MR), which drops @tx_out
  * @resp_work: posts the answer of a ULP that answered from hard interrupt
  *	context (see rift_srv_resp())
  * @resp_err: the answer @resp_work posts
@@ -197,6 +207,8 @@ struct rift_srv_op {
 	u16			nr_segs;
 	u32			sync_len;
 	struct ib_cqe		inv_cqe;
+	atomic_t		tx_out;
+	struct ib_cqe		rsp_cqe;
 	struct work_struct	resp_work;
 	int			resp_err;
 };
@@ -300,6 +312,9 @@ struct rift_srv_con {
  * @credit_reqs: CREDIT_REQs received (RIFT_FEAT_CREDITS)
  * @credits: CREDIT messages sent (an answer is one to four of them)
  * @credit_rels: CREDIT_RELs received: chunks the client gave back
+ * @revokes: revokes sent (an idle path taken down to its floor)
+ * @reclaimed: chunks given back whose key was invalidated and whose
+ *	memory went back to the budget
  */
 struct rift_srv_stats {
 	struct rift_path_stats	base;
@@ -311,6 +326,8 @@ struct rift_srv_stats {
 	u64			credit_reqs;
 	u64			credits;
 	u64			credit_rels;
+	u64			revokes;
+	u64			reclaimed;
 };
 
 /**
@@ -340,7 +357,10 @@ struct rift_srv_stats {
  * @ib_dev: device of every connection of the path
  * @chunks: kernel addresses of the chunks, each physically contiguous
  * @nr_chunks: entries of @chunks allocated
- * @pinned_reserved: bytes counted against max_pinned_mb for @chunks
+ * @pinned_reserved: bytes counted against the budget (pool_mb, or
+ *	max_pinned_mb while pool_mb is 0) for @chunks of a path without
+ *	@credits; a path with them counts each chunk against it as it is
+ *	granted (rift-srv-pool.c) and leaves this 0
  * @pending_entry: in the context's @pending list until CONNECTED or closed
  * @setup_timeout_ms: how long @setup_work gives the path to connect
  * @ops: one op per chunk
@@ -377,6 +397,30 @@ struct rift_srv_stats {
  * @cr_last: when the last answer went out, in jiffies
  * @credit_work: sends the answer, at most once per interval
  * @cr_tx: buffers of an answer's messages
+ * @cr_floor: the grant at admission and the floor of revokes
+ *	(rift_credit_srv_floor()); 0 without @credits
+ * @cr_idle_ms: credit_idle_ms when the path was admitted
+ * @cr_ready: a request or CREDIT_REQ of this instance arrived: a revoke
+ *	may be sent (guarded by @cr_lock, set lock-free once)
+ * @cr_last_rx: when the last request arrived, in jiffies
+ * @cr_revoking: a revoke is pending, until @nr_granted <= @cr_keep; an
+ *	answer is held back meanwhile
+ * @cr_keep: what the pending revoke lets the client keep
+ * @cr_rev_tx: buffer of the revoke message
+ * @cr_mutex: serialises the answer and the pool work: each computes a
+ *	CREDIT's counts and posts it in one go, so that they reach the
+ *	client in the order their counts were taken
+ * @cr_present: bit per chunk id whose memory and MR exist (@credits
+ *	paths; a superset of @cr_granted); changed under @cr_mutex
+ * @cr_reclaim: chunks given back (CREDIT_REL) whose key is still to be
+ *	invalidated; under @cr_lock
+ * @nr_present: bits of @cr_present set
+ * @cr_inv: chunk ids of the LOCAL_INV batch in flight
+ * @cr_inv_nr: entries of @cr_inv; 0 when no batch is in flight
+ * @cr_inv_done: the batch completed successfully: its chunks may go
+ * @cr_inv_cqe: completion of a batch's last (signalled) LOCAL_INV
+ * @pool_work: invalidates and frees chunks given back, revokes an idle
+ *	path (every @cr_idle_ms / 2)
  */
 struct rift_srv_path {
 	struct rift_path_base		base;
@@ -433,6 +477,22 @@ struct rift_srv_path {
 	unsigned long			cr_last;
 	struct delayed_work		credit_work;
 	struct rift_iu			*cr_tx[RIFT_CREDIT_MAX_MSGS];
+	u16				cr_floor;
+	u32				cr_idle_ms;
+	bool				cr_ready;
+	unsigned long			cr_last_rx;
+	bool				cr_revoking;
+	u16				cr_keep;
+	struct rift_iu			*cr_rev_tx;
+	struct mutex			cr_mutex;	/* see above */
+	unsigned long			*cr_present;
+	unsigned long			*cr_reclaim;
+	u16				nr_present;
+	u16				cr_inv[RIFT_SRV_POOL_INV_BATCH];
+	u16				cr_inv_nr;
+	bool				cr_inv_done;
+	struct ib_cqe			cr_inv_cqe;
+	struct delayed_work		pool_work;
 };
 
 /**
@@ -474,6 +534,7 @@ extern struct kobject *rift_srv_kobj;
 extern struct workqueue_struct *rift_srv_wq;
 extern struct workqueue_struct *rift_srv_hb_wq;
 extern struct workqueue_struct *rift_srv_resp_wq;
+extern struct workqueue_struct *rift_srv_credit_wq;
 int rift_srv_globals_init(void);
 void rift_srv_globals_exit_wqs(void);
 void rift_srv_globals_exit(void);
@@ -490,6 +551,9 @@ u32 rift_srv_param_max_cons_per_path(void);
 u32 rift_srv_param_max_pending_per_addr(void);
 u32 rift_srv_param_setup_timeout_ms(void);
 u32 rift_srv_param_credit_floor(void);
+u32 rift_srv_param_credit_idle_ms(void);
+u64 rift_srv_pool_room(void);
+const char *rift_srv_budget_name(void);
 bool rift_srv_pinned_reserve(u64 bytes);
 void rift_srv_pinned_release(u64 bytes);
 bool rift_srv_sess_slot_get(void);
@@ -541,6 +605,19 @@ bool rift_srv_path_all_connected(struct rift_srv_path *path);
 void rift_srv_path_not_pending(struct rift_srv_path *path);
 void rift_srv_path_queue_info(struct rift_srv_path *path);
 
+/* rift-srv-pool.c */
+int rift_srv_pool_path_init(struct rift_srv_path *path);
+int rift_srv_pool_admit(struct rift_srv_path *path, u16 nr, struct ib_reg_wr *wrs,
+			struct rift_rbuf *table);
+int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr *wr);
+u32 rift_srv_pool_room_chunks(struct rift_srv_path *path);
+void rift_srv_pool_start(struct rift_srv_path *path);
+void rift_srv_pool_kick(struct rift_srv_path *path);
+void rift_srv_pool_stop(struct rift_srv_path *path);
+void rift_srv_pool_path_free(struct rift_srv_path *path);
+u64 rift_srv_path_pinned_bytes(struct rift_srv_path *path);
+u64 rift_srv_path_held_bytes(struct rift_srv_path *path);
+
 /* rift-srv-sysfs.c */
 extern const struct attribute_group *rift_srv_sess_groups[];
 extern const struct attribute_group *rift_srv_path_groups[];
@@ -556,7 +633,7 @@ void rift_srv_send_hb_ack(struct rift_srv_con *con, u16 seq);
 
 /* rift-srv-credit.c */
 void rift_srv_credit_init(struct rift_srv_path *path);
-int rift_srv_credit_setup(struct rift_srv_path *path, bool credits);
+int rift_srv_credit_setup(struct rift_srv_path *path, bool credits, u32 floor);
 void rift_srv_credit_stop(struct rift_srv_path *path);
 void rift_srv_credit_free(struct rift_srv_path *path);
 bool rift_srv_credit_granted(struct rift_srv_path *path, u16 chunk);
@@ -566,7 +643,7 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm);
 /* rift-srv-io.c */
 void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_srv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
-int rift_srv_path_init_ops(struct rift_srv_path *path);
+int rift_srv_path_init_ops(struct rift_srv_path *path, bool per_chunk_segs);
 
 /* rift-srv-info.c */
 int rift_srv_path_alloc_chunks(struct rift_srv_path *path);

@@ -13,20 +13,30 @@
 # run takes the grant to the queue depth; a reconnected path (with
 # always-invalidate this time) starts again at the floor and grows; with
 # credit_floor=0 the feature is not accepted and every chunk is granted
-# at once.  The hostile sides are hostile_peer.sh (credit_* cases) and
-# hostile_server.sh (cr_* cases).
+# at once.  Step 3 (the server's pool): with credit_idle_ms 300 an idle
+# path's grant is revoked down to the floor on both sides, its chunks
+# reclaimed, and it holds at most 1 MiB on the server (held_bytes); it
+# grows again under IO; with pool_mb 1 the grant stays within the budget
+# and IO still completes.  The hostile sides are hostile_peer.sh (credit_*
+# cases, credit_revoke and credit_pool_enospc, the old client refused
+# with ENOSPC, among them) and hostile_server.sh (cr_* cases).
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
 S=cr1
 CS=$RIFT_CLT_SYSFS/$S
 PARAM=/sys/module/rift_server/parameters/credit_floor
+IDLE=/sys/module/rift_server/parameters/credit_idle_ms
+POOL=/sys/module/rift_server/parameters/pool_mb
 ktap_header
-ktap_plan 15
+ktap_plan 20
 
 ktap_check "rxe link" rift_rxe_pairs 1
 ktap_check "modules and test ULP load" rift_transport_up
 defer sh -c "echo 0 > $PARAM"
+# No revoke in the middle of the step-2 points: their counts must agree.
+echo 600000 > $IDLE
+defer sh -c "echo 1000 > $IDLE; echo 0 > $POOL"
 defer sh -c "echo $S > $RIFT_TEST_DBG/close"
 
 # One path: its files, the client's and the server's.
@@ -109,8 +119,52 @@ ktap_check "it grows again and its data verifies (always-invalidate)" \
 	      [ \"\$(val $(cp_ stats/rkey_updates))\" -gt 0 ]"
 ktap_info "after the reconnect: granted $(val "$(cp_ granted)"), credit_reqs $(val "$(cp_ stats/credit_reqs)") (before $r0)"
 
-# credit_floor 0: the server does not accept the feature.
+# Step 3: revokes of an idle path (credit_idle_ms is read at admission).
 echo 0 > "$CS/always_invalidate"
+ktap_check "credit_idle_ms 300: a reconnected path grows under IO" \
+	eval "echo 300 > $IDLE && echo 1 > $(cp_ reconnect) &&
+	      rift_wait_until 15 reconnected_with always_invalidate 0 &&
+	      rift_test_io $S write 0 4096 35 256 16 && rift_test_io $S verify 0 4096 35 256 16 &&
+	      [ \"\$(val $(sp_ granted))\" -gt 2 ]"
+at_floor()
+{
+	[ "$(val "$(sp_ granted)")" = 2 ] && [ "$(val "$(cp_ granted)")" = 2 ] &&
+	[ "$(val "$(sp_ stats/revokes)")" -ge 1 ] && [ "$(val "$(sp_ stats/reclaimed)")" -ge 1 ]
+}
+ktap_check "idle: the grant falls to the floor on both sides, revoked and reclaimed" \
+	rift_wait_until 5 at_floor
+ktap_info "idle: granted $(val "$(sp_ granted)") (client $(val "$(cp_ granted)")), revokes $(val "$(sp_ stats/revokes)"), reclaimed $(val "$(sp_ stats/reclaimed)"), pinned_bytes $(val "$(sp_ pinned_bytes)"), held_bytes $(val "$(sp_ held_bytes)")"
+# The design's "an idle session holds at most 1 MiB" is judged on
+# held_bytes (chunks, segment arrays, bookkeeping, receive buffers);
+# pinned_bytes counts the chunks alone, as the session's does: the
+# floor's 2 once every chunk given back is reclaimed.
+idle_held()
+{
+	[ "$(val "$(sp_ held_bytes)")" -le 1048576 ] &&
+	[ "$(val "$(sp_ pinned_bytes)")" -eq $((2 * $(val "$RIFT_SRV_SYSFS/$S/chunk_size"))) ]
+}
+ktap_check "idle: the path holds at most 1 MiB on the server (held_bytes), its chunks are the floor's" \
+	rift_wait_until 5 idle_held
+ktap_check "after the revoke the path grows again and its data verifies" \
+	eval "rift_test_io $S write 0 4096 36 256 16 && rift_test_io $S verify 0 4096 36 256 16 &&
+	      [ -z \"\$(rift_test_errnos $S)\" ]"
+# pool_mb 1: the budget holds 7 chunks of the default size; answers grant
+# no more than fits, requests wait for chunks given back.
+pool_bound()
+{
+	local g
+
+	rift_test_io $S write 0 4096 37 256 16 && rift_test_io $S verify 0 4096 37 256 16 || return 1
+	g=$(val "$(sp_ granted)")
+	ktap_info "pool_mb 1: granted $g, pinned $(cat /sys/kernel/rift_server/pinned_bytes)"
+	[ "$g" -ge 2 ] && [ $((g * $(val "$RIFT_SRV_SYSFS/$S/chunk_size"))) -le 1048576 ] &&
+	[ "$(cat /sys/kernel/rift_server/pinned_bytes)" -le 1048576 ]
+}
+ktap_check "pool_mb 1: IO completes, the grant stays within the budget" \
+	eval "rift_nap 1 && echo 1 > $POOL && pool_bound"
+echo 0 > $POOL
+
+# credit_floor 0: the server does not accept the feature.
 ktap_check "credit_floor 0: the feature is off, every chunk granted" \
 	eval "echo 0 > $PARAM && echo 1 > $(cp_ reconnect) &&
 	      rift_wait_until 15 reconnected_with credits 0 &&

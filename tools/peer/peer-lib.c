@@ -636,8 +636,13 @@ bool test_write(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
  * Read @len bytes at @off of the store through @chunk into the start of
  * the read region, split over @nr_segs segments.
  */
-bool test_read(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
-	       u32 len, u16 nr_segs, int *err, const u8 **out)
+/*
+ * Post a read of @len bytes at @off of rift-test's store through @chunk
+ * into @c's read region (*@out), in @nr_segs segments; the answer is left
+ * to the caller.
+ */
+bool test_read_post(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
+		    u32 len, u16 nr_segs, const u8 **out)
 {
 	struct rift_rbuf segs[4];
 	struct test_hdr h;
@@ -661,7 +666,14 @@ bool test_read(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
 	test_hdr_init(&h, off, len);
 	return io_build(p, &io, RIFT_IO_READ, chunk, NULL, len, &h, sizeof(h), segs,
 			nr_segs) &&
-	       io_post(p, c, &io) && io_wait(p, c, chunk, err);
+	       io_post(p, c, &io);
+}
+
+bool test_read(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
+	       u32 len, u16 nr_segs, int *err, const u8 **out)
+{
+	return test_read_post(p, c, chunk, off, len, nr_segs, out) &&
+	       io_wait(p, c, chunk, err);
 }
 
 void pattern(u8 *buf, u32 len, u32 seed)

@@ -171,6 +171,8 @@ bool io_wait(const struct path *p, struct peer_conn *c, u16 chunk, int *err);
 void test_hdr_init(struct test_hdr *h, u64 off, u32 len);
 bool test_write(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
 		const void *data, u32 len, int *err);
+bool test_read_post(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
+		    u32 len, u16 nr_segs, const u8 **out);
 bool test_read(const struct path *p, struct peer_conn *c, u16 chunk, u64 off,
 	       u32 len, u16 nr_segs, int *err, const u8 **out);
 void pattern(u8 *buf, u32 len, u32 seed);

@@ -789,6 +789,21 @@ void peer_conn_no_repost(struct peer_conn *c)
 	c->no_repost = true;
 }
 
+/*
+ * Undo peer_conn_no_repost() once every receive of @c was used up (the
+ * INFO_RSP buffer included): post them all again.
+ */
+int peer_conn_repost(struct peer_conn *c)
+{
+	unsigned int i;
+
+	c->no_repost = false;
+	for (i = 0; i < peer_nr_rx && i < PEER_NR_RX; i++)
+		if (peer_post_recv(c, PEER_RX_OFF + i * PEER_RX_LEN, PEER_RX_LEN))
+			return -EIO;
+	return 0;
+}
+
 /* Sends that may still be posted before the send queue is full. */
 unsigned int peer_send_room(const struct peer_conn *c)
 {

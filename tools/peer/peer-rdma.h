@@ -107,6 +107,7 @@ enum peer_outcome peer_conn_accept(struct peer_conn *c, struct peer_conn *share,
 int peer_conn_reject(struct peer_conn *c, const void *priv, size_t len);
 void *peer_region(struct peer_conn *c, size_t len, uint64_t *addr, uint32_t *rkey);
 void peer_conn_no_repost(struct peer_conn *c);
+int peer_conn_repost(struct peer_conn *c);
 unsigned int peer_send_room(const struct peer_conn *c);
 bool peer_conn_closed(struct peer_conn *c);
 int peer_write(struct peer_conn *c, const void *data, size_t len, uint64_t raddr,

@@ -176,6 +176,13 @@ static const struct peer_case cases[] = {
 	VARIANT("credit_rel_twice",		case_credit_bad, CREDIT_REL_TWICE),
 	VARIANT("credit_rel_in_use",		case_credit_bad, CREDIT_REL_IN_USE),
 	VARIANT("credit_req_ungranted",		case_credit_bad, CREDIT_REQ_UNGRANTED),
+	VARIANT("credit_cancel_ungranted_nofeat", case_credit_bad,
+		CREDIT_CANCEL_UNGRANTED_NOFEAT),
+	VARIANT("credit_rel_below_floor",	case_credit_bad, CREDIT_REL_BELOW_FLOOR),
+	CASE("credit_cancel_ungranted",		case_credit_cancel_ungranted),
+	CASE("credit_revoke",			case_credit_revoke),
+	CASE("credit_pool_enospc",		case_credit_pool_enospc),
+	CASE("credit_reclaim_after_answer",	case_credit_reclaim_after_answer),
 };
 
 static void overrun(int sig)

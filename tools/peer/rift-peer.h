@@ -189,8 +189,14 @@ enum {
 	CREDIT_REL_TWICE,
 	CREDIT_REL_IN_USE,
 	CREDIT_REQ_UNGRANTED,
+	CREDIT_CANCEL_UNGRANTED_NOFEAT,
+	CREDIT_REL_BELOW_FLOOR,
 };
 
 bool case_credit_bad(const struct peer_case *tc);
+bool case_credit_cancel_ungranted(const struct peer_case *tc);
+bool case_credit_revoke(const struct peer_case *tc);
+bool case_credit_pool_enospc(const struct peer_case *tc);
+bool case_credit_reclaim_after_answer(const struct peer_case *tc);
 
 #endif /* _RIFT_PEER_H */

@@ -523,6 +523,174 @@ static void test_credit_clt_random(void)
 	CHECK(ok > 100);
 }
 
+/* The server's floor: 0 is the feature off, below the protocol's is raised. */
+static void test_credit_srv_floor(void)
+{
+	CHECK_EQ(rift_credit_srv_floor(QD, 0), 0);
+	CHECK_EQ(rift_credit_srv_floor(QD, 1), 2);
+	CHECK_EQ(rift_credit_srv_floor(QD, 2), 2);
+	CHECK_EQ(rift_credit_srv_floor(QD, 16), 16);
+	CHECK_EQ(rift_credit_srv_floor(QD, 4096), QD);
+	CHECK_EQ(rift_credit_srv_floor(1, 1), 1);
+	CHECK_EQ(rift_credit_srv_floor(1, 2), 1);
+	CHECK_EQ(rift_credit_srv_floor(0xffff, 0xffffffffU), 0xffff);
+}
+
+/* An answer: up to want, at least the floor, 12 at most, within the budget. */
+static void test_credit_srv_grant_nr(void)
+{
+	const u16 max = RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS;
+
+	CHECK_EQ(rift_credit_srv_grant_nr(QD, 2, 4, 1000), 2);
+	CHECK_EQ(rift_credit_srv_grant_nr(QD, 2, QD, 1000), max);
+	CHECK_EQ(rift_credit_srv_grant_nr(QD, QD - 3, QD, 1000), 3);
+	/* Asking for what is held, or less, grants nothing. */
+	CHECK_EQ(rift_credit_srv_grant_nr(QD, 8, 8, 1000), 0);
+	CHECK_EQ(rift_credit_srv_grant_nr(QD, 8, 1, 1000), 0);
+	/* A client that gave chunks back below the floor gets it again. */
+	CHECK_EQ(rift_credit_srv_grant_nr(QD, 0, 1, 1000), 2);
+	/* The budget bounds the answer, an empty budget grants nothing. */
+	CHECK_EQ(rift_credit_srv_grant_nr(QD, 2, QD, 5), 5);
+	CHECK_EQ(rift_credit_srv_grant_nr(QD, 2, QD, 0), 0);
+	/* Never beyond the id space, whatever want says. */
+	CHECK_EQ(rift_credit_srv_grant_nr(4, 2, 0xffff, 1000), 2);
+	CHECK_EQ(rift_credit_srv_grant_nr(1, 0, 1, 1000), 1);
+}
+
+static struct rift_credit_srv srv_idle(u16 granted)
+{
+	struct rift_credit_srv s = {
+		.queue_depth = QD, .granted = granted, .floor = 2,
+		.idle_ms = 1000, .quiet_ms = 1000, .ready = true,
+	};
+
+	return s;
+}
+
+/* Every rule that keeps a revoke from being sent, one at a time. */
+static void test_credit_srv_revoke(void)
+{
+	struct rift_credit_srv s = srv_idle(40);
+
+	CHECK_EQ(rift_credit_srv_revoke(&s), 2);
+	s.floor = 8;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 8);
+	/* A floor below the protocol's is never what keep says. */
+	s.floor = 1;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 2);
+	/* Feature off: no floor, no revoke. */
+	s.floor = 0;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+	s = srv_idle(40);
+	s.quiet_ms = 999;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+	s = srv_idle(40);
+	s.ready = false;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+	/* An unanswered CREDIT_REQ: the client is not idle, no crossing. */
+	s = srv_idle(40);
+	s.req_out = true;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+	s = srv_idle(40);
+	s.revoking = true;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+	/* At or below the floor there is nothing to take. */
+	s = srv_idle(2);
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+	s = srv_idle(3);
+	CHECK_EQ(rift_credit_srv_revoke(&s), 2);
+	/* A one-chunk path has a floor of 1. */
+	s = srv_idle(1);
+	s.queue_depth = 1;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+}
+
+/*
+ * A revoke ends when the grant is down to keep, not before; the answer
+ * held meanwhile goes out then.  Driven the way the kernel server drives
+ * it: one CREDIT_REL at a time.
+ */
+static void test_credit_srv_revoke_cycle(void)
+{
+	struct rift_credit_srv s = srv_idle(14);
+	u16 keep = rift_credit_srv_revoke(&s);
+
+	CHECK_EQ(keep, 2);
+	s.revoking = true;
+	/* A CREDIT_REQ crossing the revoke: held, no second revoke. */
+	s.req_out = true;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+	while (s.granted > keep) {
+		CHECK(!rift_credit_srv_revoke_over(&s, keep));
+		s.granted--;
+	}
+	CHECK(rift_credit_srv_revoke_over(&s, keep));
+	s.revoking = false;
+	CHECK(!rift_credit_srv_revoke_over(&s, keep));
+	/* The held answer may now grow it again. */
+	CHECK_EQ(rift_credit_srv_grant_nr(QD, s.granted, 8, 100), 6);
+}
+
+/*
+ * A CREDIT_REL is refused when the grant would drop below the protocol's
+ * floor, min(2, queue depth): no CREDIT could say granted then.
+ */
+static void test_credit_srv_rel_ok(void)
+{
+	u8 buf[RIFT_CREDIT_MAX_LEN];
+	struct rift_credit c = { .flags = RIFT_CREDIT_F_ANSWER };
+	u16 qd, g;
+
+	CHECK(rift_credit_srv_rel_ok(QD, 3));
+	CHECK(!rift_credit_srv_rel_ok(QD, 2));
+	CHECK(!rift_credit_srv_rel_ok(QD, 1));
+	CHECK(!rift_credit_srv_rel_ok(QD, 0));
+	CHECK(!rift_credit_srv_rel_ok(1, 1));
+	CHECK(rift_credit_srv_rel_ok(2, 3) && !rift_credit_srv_rel_ok(2, 2));
+	/* Whatever a release accepted leaves can still be encoded. */
+	for (qd = 1; qd <= 8; qd++) {
+		for (g = 0; g <= qd; g++) {
+			c.granted = g - 1;
+			if (rift_credit_srv_rel_ok(qd, g))
+				CHECK(rift_proto_credit_encode(&c, qd, buf, sizeof(buf)) > 0);
+			else if (g)
+				CHECK(rift_proto_credit_encode(&c, qd, buf, sizeof(buf)) < 0);
+		}
+	}
+}
+
+/* Random states: keep is 0 or in [floor, granted), never below 2. */
+static void test_credit_srv_random(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 100000; i++) {
+		struct rift_credit_srv s = {
+			.queue_depth = 1 + unit_rand() % QD,
+			.floor = unit_rand() % 20,
+			.idle_ms = unit_rand() % 3,
+			.quiet_ms = unit_rand() % 3,
+			.ready = unit_rand() & 1,
+			.req_out = unit_rand() & 1,
+			.revoking = unit_rand() & 1,
+		};
+		u16 keep, n;
+
+		s.granted = unit_rand() % (s.queue_depth + 1);
+		keep = rift_credit_srv_revoke(&s);
+		if (keep) {
+			CHECK(keep >= rift_proto_credit_floor(s.queue_depth));
+			CHECK(keep < s.granted);
+			CHECK(s.ready && !s.req_out && !s.revoking && s.floor);
+		}
+		n = rift_credit_srv_grant_nr(s.queue_depth, s.granted,
+					     1 + unit_rand() % s.queue_depth,
+					     unit_rand() % 20);
+		CHECK(s.granted + n <= s.queue_depth);
+		CHECK(n <= RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS);
+	}
+}
+
 const struct unit_test unit_credit_tests[] = {
 	UNIT(test_credit_floor),
 	UNIT(test_credit_roundtrip),
@@ -534,5 +702,11 @@ const struct unit_test unit_credit_tests[] = {
 	UNIT(test_credit_clt_wrap),
 	UNIT(test_credit_clt_usable),
 	UNIT(test_credit_clt_random),
+	UNIT(test_credit_srv_floor),
+	UNIT(test_credit_srv_grant_nr),
+	UNIT(test_credit_srv_revoke),
+	UNIT(test_credit_srv_revoke_cycle),
+	UNIT(test_credit_srv_rel_ok),
+	UNIT(test_credit_srv_random),
 	{ NULL, NULL }
 };
