@@ -699,11 +699,10 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 	/*
 	 * A chunk not granted (memory credits) is not the client's to use:
 	 * no request may name it.  Every chunk is granted when the feature
-	 * is off.  A CANCEL of one with credits is validated and then
-	 * ignored instead, see rift_srv_cancel().
+	 * is off.  A CANCEL of one is validated and then ignored instead,
+	 * see rift_srv_cancel().
 	 */
-	if ((imm.type == RIFT_IMM_WRITE || imm.type == RIFT_IMM_READ ||
-	     (imm.type == RIFT_IMM_CANCEL && !path->credits)) &&
+	if ((imm.type == RIFT_IMM_WRITE || imm.type == RIFT_IMM_READ) &&
 	    !rift_srv_credit_granted(path, imm.chunk)) {
 		rift_srv_path_fail(path, "request names a chunk not granted");
 		return;
