@@ -248,6 +248,12 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rift_clt_path_fail(path, "malformed immediate data");
 		return;
 	}
+	/* Bits a server must not set without RSP_GEN, which we do not offer. */
+	if ((imm.type == RIFT_IMM_RSP || imm.type == RIFT_IMM_RSP_RKEY) &&
+	    rift_proto_rsp_gen(&imm, 0)) {
+		rift_clt_path_fail(path, "malformed immediate data");
+		return;
+	}
 	/* Any traffic is a sign of life for the heartbeat. */
 	rift_hb_rx(&path->hb);
 	atomic_set(&con->rx_seen, 1);
