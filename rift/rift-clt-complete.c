@@ -86,11 +86,29 @@ int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm)
 }
 
 /*
+ * RSP_GEN: a response echoes the low bits of its request's generation,
+ * which must be the generation of the last request posted on the chunk:
+ * the one that holds it, or the timed-out one an orphan keeps (nothing
+ * takes an orphan's chunk, so its generation stays).  The caller reads
+ * it once it saw that request POSTED (acquire: the chunk's holder bumped
+ * it before it posted) or the chunk an orphan.  Another echo answers an
+ * earlier request on the chunk: a duplicate, or an answer sent again.
+ */
+static bool rift_clt_rsp_gen_ok(struct rift_clt_path *path, const struct rift_imm *imm)
+{
+	return rift_proto_rsp_gen_match(imm, path->rsp_gen ? RIFT_FEAT_RSP_GEN : 0,
+					READ_ONCE(path->chunk_gens[imm->chunk]));
+}
+
+/*
  * A response names a chunk of the path it came on; the chunk says which
  * request it answers.  Every id is checked: one beyond the chunks the
  * path may use, one no request holds, one whose request is not in flight
  * on this connection (or was answered already) fail the path, unless
  * the chunk is an orphan and this is the timed-out request's late answer.
+ * With RSP_GEN the generation it echoes must be that request's too: a
+ * duplicate that finds the next request on the chunk, on the same
+ * connection, must not complete it before its own answer.
  */
 static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 {
@@ -115,13 +133,34 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 		spin_lock_irqsave(&con->batch_lock, flags);
 		spin_unlock_irqrestore(&con->batch_lock, flags);
 	}
-	if (req && READ_ONCE(req->con) == con && rift_clt_req_complete(req, imm->err))
-		return;
+	if (req && READ_ONCE(req->con) == con &&
+	    atomic_read_acquire(&req->state) == RIFT_CLT_REQ_POSTED) {
+		/*
+		 * Checked before the claim: a response that answers another
+		 * request must leave this one POSTED, for the path's failure
+		 * to send it again elsewhere.  Seen POSTED, it stays the same
+		 * posting until claimed: its answer (this CQ), its timeout
+		 * (an orphan then, with the same generation) or the path's
+		 * failure ends it, and nothing is posted here after that.
+		 * Posted on another chunk, the request left this one since
+		 * it was looked up: the response is not its answer.
+		 */
+		if (READ_ONCE(req->chunk) == imm->chunk) {
+			if (!rift_clt_rsp_gen_ok(path, imm))
+				goto other;
+			if (rift_clt_req_complete(req, imm->err))
+				return;
+		}
+	}
 	/*
 	 * A timeout orphans the chunk in the same step as it claims the
 	 * request (rift_clt_chunk_orphan()): a response that found the
-	 * request claimed finds the orphan here.
+	 * request claimed finds the orphan here.  Its late answer echoes
+	 * the timed-out request's generation; an orphan is given back only
+	 * for that one.
 	 */
+	if (test_bit(imm->chunk, path->orphans) && !rift_clt_rsp_gen_ok(path, imm))
+		goto other;
 	req = rift_clt_chunk_unorphan(path, imm->chunk);
 	if (req) {
 		this_cpu_inc(path->stats->late_responses);
@@ -129,6 +168,9 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 		return;
 	}
 	rift_clt_path_fail(path, "response to no outstanding request");
+	return;
+other:
+	rift_clt_path_fail(path, "response to another request (generation)");
 }
 
 /*
@@ -245,6 +287,12 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	err = rift_imm_decode(wc->ex.imm_data, RIFT_MAX_QUEUE_DEPTH, &imm);
 	if (err) {
+		rift_clt_path_fail(path, "malformed immediate data");
+		return;
+	}
+	/* Bits the server must not set without RSP_GEN: before any rkey lands. */
+	if ((imm.type == RIFT_IMM_RSP || imm.type == RIFT_IMM_RSP_RKEY) &&
+	    rift_proto_rsp_gen(&imm, path->rsp_gen ? RIFT_FEAT_RSP_GEN : 0)) {
 		rift_clt_path_fail(path, "malformed immediate data");
 		return;
 	}

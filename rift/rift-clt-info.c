@@ -239,7 +239,7 @@ int rift_clt_path_info(struct rift_clt_path *path)
 		goto out_free_tx;
 	/* We follow always-invalidate whenever a server imposes it. */
 	req.feat_offered = RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN | RIFT_FEAT_AI_CAPABLE |
-			   RIFT_FEAT_CREDITS |
+			   RIFT_FEAT_CREDITS | RIFT_FEAT_RSP_GEN |
 			   (READ_ONCE(sess->always_inv) ? RIFT_FEAT_ALWAYS_INVALIDATE : 0);
 	/* The server watches us at the tick we ask for. */
 	req.hb_interval_ms = READ_ONCE(sess->hb_interval_ms);
@@ -347,6 +347,7 @@ int rift_clt_path_info(struct rift_clt_path *path)
 	path->always_inv = rsp.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE;
 	path->can_cancel = rsp.feat_accepted & RIFT_FEAT_CANCEL;
 	path->cancel_gen = rsp.feat_accepted & RIFT_FEAT_CANCEL_GEN;
+	path->rsp_gen = rsp.feat_accepted & RIFT_FEAT_RSP_GEN;
 	WRITE_ONCE(path->credits, rsp.feat_accepted & RIFT_FEAT_CREDITS);
 	kfree(path->chunks);
 	path->chunks = chunks;

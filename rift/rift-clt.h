@@ -232,13 +232,17 @@ struct rift_clt_stats {
  *	timed-out request whose permit it keeps); NULL when free or held by
  *	the probe.  A response is mapped to its request through this
  * @chunk_gens: per chunk, the generation of the last request posted on it
- *	(CANCEL_GEN); wraps
+ *	(CANCEL_GEN, RSP_GEN): the request that holds it, or the timed-out
+ *	request of an orphan; wraps
  * @old_rkeys: per chunk, the rkey the last RSP_RKEY replaced, for the
  *	stale-rkey probe (CONFIG_RIFT_DEBUG only)
  * @always_inv: ALWAYS_INVALIDATE is on for this path instance
  * @can_cancel: the server accepted CANCEL for this path instance
  * @cancel_gen: it accepted CANCEL_GEN too: requests and CANCELs carry the
  *	request's generation
+ * @rsp_gen: it accepted RSP_GEN: requests carry their generation and
+ *	responses echo its low bits, which rift_clt_rsp() checks against
+ *	@chunk_gens
  * @pd: protection domain of the path instance: its QPs, per-read MRs and
  *	staging MRs; taken by the first connection, put once all are closed
  * @bounce: staging slots of reads for this path instance, or NULL;
@@ -308,6 +312,7 @@ struct rift_clt_path {
 	bool				always_inv;
 	bool				can_cancel;
 	bool				cancel_gen;
+	bool				rsp_gen;
 	struct rift_pd			pd;
 	struct rift_clt_bounce		*bounce;
 	u64				bounce_bytes;

@@ -481,9 +481,11 @@ EXPORT_SYMBOL_GPL(rift_proto_reject_str);
  *
  * Return: 0 on success, -EINVAL if the type is unknown or a field does not
  * fit its bits (misaligned or too large descriptor offset, errno outside
- * 0..%RIFT_IMM_ERRNO_MAX, non-zero chunk on a heartbeat).  A CANCEL
+ * 0..%RIFT_IMM_ERRNO_MAX, a response generation above
+ * %RIFT_IMM_RSP_GEN_MASK, non-zero chunk on a heartbeat).  A CANCEL
  * carries @imm->gen, which the caller leaves 0 without
- * %RIFT_FEAT_CANCEL_GEN.
+ * %RIFT_FEAT_CANCEL_GEN; a response carries @imm->gen as
+ * rift_proto_rsp_gen_put() gives it.
  */
 int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data)
 {
@@ -502,9 +504,10 @@ int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data)
 		break;
 	case RIFT_IMM_RSP:
 	case RIFT_IMM_RSP_RKEY:
-		if (imm->err > 0 || imm->err < -RIFT_IMM_ERRNO_MAX)
+		if (imm->err > 0 || imm->err < -RIFT_IMM_ERRNO_MAX ||
+		    imm->gen > RIFT_IMM_RSP_GEN_MASK)
 			return -EINVAL;
-		arg = -imm->err;
+		arg = -imm->err | (u32)imm->gen << RIFT_IMM_RSP_GEN_SHIFT;
 		break;
 	case RIFT_IMM_HB:
 	case RIFT_IMM_HB_ACK:
@@ -546,13 +549,14 @@ EXPORT_SYMBOL_GPL(rift_imm_encode);
  * @imm: decoded fields, zeroed on failure
  *
  * Return: 0 on success, -EINVAL if @nr_chunks is out of range, -EBADMSG for
- * an unknown type, an out-of-range chunk id, non-zero reserved bits in a
- * response or a non-zero chunk id in a heartbeat, a CREDIT with a chunk id
- * or an arg, a CREDIT_REL with an arg.  The chunk ids of CREDIT_REQ and
- * CREDIT_REL are not checked here: the server refuses them with a reason
- * of their own (the grant, not the id space, is what they are held to).  A CANCEL's arg is
- * returned in @imm->gen whatever its value: whether it may be non-zero
- * depends on the path's features, see rift_proto_cancel_gen().
+ * an unknown type, an out-of-range chunk id, a non-zero chunk id in a
+ * heartbeat, a CREDIT with a chunk id or an arg, a CREDIT_REL with an arg.
+ * The chunk ids of CREDIT_REQ and CREDIT_REL are not checked here: the
+ * server refuses them with a reason of their own (the grant, not the id
+ * space, is what they are held to).  A CANCEL's arg, and a response's arg
+ * bits 15..12, are returned in @imm->gen whatever their value: whether
+ * they may be non-zero depends on the path's features, see
+ * rift_proto_cancel_gen() and rift_proto_rsp_gen().
  */
 int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm)
 {
@@ -574,9 +578,10 @@ int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm)
 		break;
 	case RIFT_IMM_RSP:
 	case RIFT_IMM_RSP_RKEY:
-		if (chunk >= nr_chunks || arg > RIFT_IMM_ERRNO_MAX)
+		if (chunk >= nr_chunks)
 			return -EBADMSG;
-		imm->err = -(int)arg;
+		imm->err = -(int)(arg & RIFT_IMM_ERRNO_MAX);
+		imm->gen = arg >> RIFT_IMM_RSP_GEN_SHIFT;
 		break;
 	case RIFT_IMM_HB:
 	case RIFT_IMM_HB_ACK:
@@ -641,6 +646,71 @@ int rift_proto_cancel_gen(const struct rift_imm *imm, u64 feat, u16 *gen)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rift_proto_cancel_gen);
+
+/**
+ * rift_proto_rsp_gen_put() - server side: the generation a response carries
+ * @req_gen: the answered request's generation, from its descriptor
+ * @feat: the features accepted for the path
+ *
+ * Return: the low %RIFT_IMM_RSP_GEN_BITS bits of @req_gen with
+ * %RIFT_FEAT_RSP_GEN, for the response's @gen; 0 without it.
+ */
+u16 rift_proto_rsp_gen_put(u16 req_gen, u64 feat)
+{
+	return feat & RIFT_FEAT_RSP_GEN ? req_gen & RIFT_IMM_RSP_GEN_MASK : 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_rsp_gen_put);
+
+/**
+ * rift_proto_rsp_gen() - client side: validate a response's generation bits
+ * @imm: a decoded %RIFT_IMM_RSP or %RIFT_IMM_RSP_RKEY
+ * @feat: the features accepted for the path
+ *
+ * The form only, before the request is looked up: without
+ * %RIFT_FEAT_RSP_GEN, arg bits 15..12 of a response are reserved and a
+ * server that sets them sent a malformed immediate.  With it any value is
+ * well-formed; rift_proto_rsp_gen_match() says whether it is the answer
+ * to the request that holds the chunk.
+ *
+ * Return: 0, -EINVAL if @imm is not a response, -EBADMSG for a non-zero
+ * generation without %RIFT_FEAT_RSP_GEN.
+ */
+int rift_proto_rsp_gen(const struct rift_imm *imm, u64 feat)
+{
+	if (imm->type != RIFT_IMM_RSP && imm->type != RIFT_IMM_RSP_RKEY)
+		return -EINVAL;
+	if (!(feat & RIFT_FEAT_RSP_GEN) && imm->gen)
+		return -EBADMSG;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_rsp_gen);
+
+/**
+ * rift_proto_rsp_gen_match() - client side: is this the request's answer
+ * @imm: a response that passed rift_proto_rsp_gen()
+ * @feat: the features accepted for the path
+ * @req_gen: generation of the request (or timed-out request, for its late
+ *	answer) that holds the chunk the response names
+ *
+ * With %RIFT_FEAT_RSP_GEN a response answers the request whose generation
+ * it echoes: one that echoes another generation answers an earlier request
+ * on the chunk (a duplicate, or an answer to a request that was answered
+ * already), which a correct server never sends.  Only the low
+ * %RIFT_IMM_RSP_GEN_BITS bits travel, so a stale answer delayed by a
+ * multiple of 16 requests on the chunk matches: the check catches a
+ * server's duplicate or stray answer, it does not bound what a hostile
+ * server can do (Documentation/rift-protocol.rst, "Response generation").
+ * Without the feature every response matches (the behaviour before it).
+ *
+ * Return: true if the response may complete the request.
+ */
+bool rift_proto_rsp_gen_match(const struct rift_imm *imm, u64 feat, u16 req_gen)
+{
+	if (!(feat & RIFT_FEAT_RSP_GEN))
+		return true;
+	return imm->gen == (req_gen & RIFT_IMM_RSP_GEN_MASK);
+}
+EXPORT_SYMBOL_GPL(rift_proto_rsp_gen_match);
 
 /* ------------------------------------------------------------------ */
 /* IO descriptors                                                      */

@@ -103,9 +103,17 @@
  * back (Documentation/rift-protocol.rst, "Memory credits").
  */
 #define RIFT_FEAT_CREDITS		BIT_ULL(4)
+/*
+ * Requests carry the per-chunk generation in their descriptor (as with
+ * %RIFT_FEAT_CANCEL_GEN, which it does not need) and every RSP and
+ * RSP_RKEY echoes its low %RIFT_IMM_RSP_GEN_BITS bits in arg bits
+ * 15..12, so a client tells a duplicate or stale answer from the answer
+ * to the request that holds the chunk now.  Without it those bits are 0.
+ */
+#define RIFT_FEAT_RSP_GEN		BIT_ULL(5)
 #define RIFT_FEAT_KNOWN			(RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_CANCEL | \
 					 RIFT_FEAT_AI_CAPABLE | RIFT_FEAT_CANCEL_GEN | \
-					 RIFT_FEAT_CREDITS)
+					 RIFT_FEAT_CREDITS | RIFT_FEAT_RSP_GEN)
 
 /* IO descriptor flags: none are defined in version 1. */
 #define RIFT_IO_F_KNOWN			0U
@@ -131,9 +139,16 @@
 #define RIFT_IMM_ARG_MASK		GENMASK(RIFT_IMM_ARG_BITS - 1, 0)
 #define RIFT_IMM_CHUNK_MASK		GENMASK(RIFT_IMM_CHUNK_BITS - 1, 0)
 #define RIFT_IMM_TYPE_MASK		GENMASK(RIFT_IMM_TYPE_BITS - 1, 0)
-/* Response arg: positive errno in the low 12 bits, the rest must be zero. */
+/*
+ * Response arg: positive errno in the low 12 bits; bits 15..12 carry the
+ * low 4 bits of the answered request's generation with
+ * %RIFT_FEAT_RSP_GEN and must be zero without it.
+ */
 #define RIFT_IMM_ERRNO_BITS		12
 #define RIFT_IMM_ERRNO_MAX		4095
+#define RIFT_IMM_RSP_GEN_BITS		4
+#define RIFT_IMM_RSP_GEN_SHIFT		RIFT_IMM_ERRNO_BITS
+#define RIFT_IMM_RSP_GEN_MASK		GENMASK(RIFT_IMM_RSP_GEN_BITS - 1, 0)
 
 static_assert(RIFT_IMM_TYPE_BITS + RIFT_IMM_CHUNK_BITS + RIFT_IMM_ARG_BITS == 32);
 static_assert(RIFT_IMM_TYPE_SHIFT + RIFT_IMM_TYPE_BITS == 32);
@@ -141,6 +156,7 @@ static_assert((1U << RIFT_IMM_CHUNK_BITS) >= RIFT_MAX_QUEUE_DEPTH);
 static_assert((1ULL << RIFT_IMM_ARG_BITS) * RIFT_IO_DESC_ALIGN >= RIFT_CHUNK_SIZE_MAX);
 static_assert((1U << RIFT_IMM_ERRNO_BITS) - 1 == RIFT_IMM_ERRNO_MAX);
 static_assert(RIFT_IMM_ERRNO_BITS <= RIFT_IMM_ARG_BITS);
+static_assert(RIFT_IMM_RSP_GEN_SHIFT + RIFT_IMM_RSP_GEN_BITS == RIFT_IMM_ARG_BITS);
 
 /**
  * enum rift_imm_type - message type carried in bits 31..28 of an immediate
@@ -149,7 +165,9 @@ static_assert(RIFT_IMM_ERRNO_BITS <= RIFT_IMM_ARG_BITS);
  *	arg is the descriptor offset in units of %RIFT_IO_DESC_ALIGN
  * @RIFT_IMM_READ: client to server: a read request, arg as for WRITE
  * @RIFT_IMM_RSP: server to client: request in chunk @chunk completed,
- *	arg is the positive errno (0 = success)
+ *	arg bits 11..0 are the positive errno (0 = success), bits 15..12
+ *	the low bits of the request's generation with %RIFT_FEAT_RSP_GEN
+ *	(0 without)
  * @RIFT_IMM_RSP_RKEY: as RSP, but sent as SEND with immediate carrying a
  *	struct rift_wire_rkey_msg with the chunk's new rkey; only used when
  *	%RIFT_FEAT_ALWAYS_INVALIDATE was accepted
@@ -441,10 +459,11 @@ static_assert(sizeof(struct rift_wire_rbuf) == 16);
  * @data_len: payload bytes (in the chunk for writes, in segments for reads)
  * @chunk: chunk id, repeated so a descriptor written into the wrong chunk
  *	is caught
- * @gen: with %RIFT_FEAT_CANCEL_GEN, the chunk's request generation, which
- *	the client changes for every request on the chunk and a CANCEL
- *	repeats; otherwise zero when sent and ignored when received (it was
- *	a reserved field before that feature)
+ * @gen: with %RIFT_FEAT_CANCEL_GEN or %RIFT_FEAT_RSP_GEN, the chunk's
+ *	request generation, which the client changes for every request on
+ *	the chunk and a CANCEL repeats, a response echoes (RSP_GEN);
+ *	otherwise zero when sent and ignored when received (it was a
+ *	reserved field before those features)
  */
 struct rift_wire_io_desc {
 	u8	magic;
@@ -616,7 +635,10 @@ struct rift_rbuf {
  * @chunk: chunk id (0 for heartbeats)
  * @seq: heartbeat sequence number (HB, HB_ACK)
  * @gen: generation of the cancelled request (CANCEL); 0 without
- *	%RIFT_FEAT_CANCEL_GEN, see rift_proto_cancel_gen()
+ *	%RIFT_FEAT_CANCEL_GEN, see rift_proto_cancel_gen().  The low
+ *	%RIFT_IMM_RSP_GEN_BITS bits of the answered request's generation
+ *	(RSP, RSP_RKEY); 0 without %RIFT_FEAT_RSP_GEN, see
+ *	rift_proto_rsp_gen()
  * @desc_off: descriptor byte offset in the chunk (WRITE, READ)
  * @err: 0 or negative errno (RSP, RSP_RKEY)
  * @want: chunks the client wants to hold in total (CREDIT_REQ)
@@ -649,7 +671,8 @@ struct rift_io_limits {
  * @dir: enum rift_io_dir
  * @flags: RIFT_IO_F_*
  * @chunk: chunk id
- * @gen: request generation (%RIFT_FEAT_CANCEL_GEN), 0 without the feature
+ * @gen: request generation (%RIFT_FEAT_CANCEL_GEN, %RIFT_FEAT_RSP_GEN), 0
+ *	without either
  * @usr_len: ULP header length
  * @nr_segs: number of client segments (reads)
  * @data_len: payload length
@@ -864,6 +887,9 @@ const char *rift_proto_reject_str(u16 reason);
 int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data);
 int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm);
 int rift_proto_cancel_gen(const struct rift_imm *imm, u64 feat, u16 *gen);
+u16 rift_proto_rsp_gen_put(u16 req_gen, u64 feat);
+int rift_proto_rsp_gen(const struct rift_imm *imm, u64 feat);
+bool rift_proto_rsp_gen_match(const struct rift_imm *imm, u64 feat, u16 req_gen);
 
 /* IO path. */
 int rift_proto_io_layout(const struct rift_io_limits *lim, struct rift_io_req *req);

@@ -236,7 +236,8 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 		.feat_accepted	= (path->always_inv ? RIFT_FEAT_ALWAYS_INVALIDATE : 0) |
 				  (path->can_cancel ? RIFT_FEAT_CANCEL : 0) |
 				  (path->cancel_gen ? RIFT_FEAT_CANCEL_GEN : 0) |
-				  (path->credits ? RIFT_FEAT_CREDITS : 0),
+				  (path->credits ? RIFT_FEAT_CREDITS : 0) |
+				  (path->rsp_gen ? RIFT_FEAT_RSP_GEN : 0),
 		.hb_interval_ms	= path->hb.interval_ms,
 		.hb_missed_max	= path->hb.missed_max,
 		.max_io_size	= sess->max_io_size,
@@ -477,7 +478,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		feat = RIFT_FEAT_ALWAYS_INVALIDATE;
 	if (rift_srv_param_cancel())
 		feat |= RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN;
-	feat |= RIFT_FEAT_CREDITS;
+	feat |= RIFT_FEAT_CREDITS | RIFT_FEAT_RSP_GEN;
 	feat = rift_proto_features_accept(req->feat_offered, feat);
 	if (rift_srv_param_force_always_invalidate()) {
 		if (!(rift_proto_features_acceptable(req->feat_offered) &
@@ -512,6 +513,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	path->always_inv = feat & RIFT_FEAT_ALWAYS_INVALIDATE;
 	path->can_cancel = feat & RIFT_FEAT_CANCEL;
 	path->cancel_gen = feat & RIFT_FEAT_CANCEL_GEN;
+	path->rsp_gen = feat & RIFT_FEAT_RSP_GEN;
 	if (path->always_inv) {
 		path->rkey_msgs = kcalloc(path->queue_depth, sizeof(*path->rkey_msgs),
 					  GFP_KERNEL);

@@ -282,6 +282,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	struct rift_imm imm = {
 		.type	= RIFT_IMM_RSP,
 		.chunk	= op->chunk,
+		.gen	= op->rsp_gen,
 	};
 	u32 sync_len = op->sync_len;
 	int ret;
@@ -545,6 +546,8 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	 * lands from here on finds another generation (with CANCEL_GEN).
 	 */
 	atomic_set(&op->cancel, path->cancel_gen ? req.gen : 0);
+	/* RSP_GEN: the answer names this request, so a copy cannot pass for the next. */
+	op->rsp_gen = rift_proto_rsp_gen_put(req.gen, path->rsp_gen ? RIFT_FEAT_RSP_GEN : 0);
 	op->con = con;
 	op->dir = req.dir == RIFT_IO_READ ? RIFT_READ : RIFT_WRITE;
 	op->data_off = req.data_off;

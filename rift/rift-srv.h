@@ -176,6 +176,8 @@ struct rift_srv_ctx {
  * @usr_off: ULP header offset in the chunk
  * @usr_len: ULP header length
  * @nr_segs: entries in @segs
+ * @rsp_gen: what the answer echoes in its arg bits 15..12: the low bits of
+ *	the request's generation with RIFT_FEAT_RSP_GEN, 0 without
  * @sync_len: bytes at the start of the chunk the CPU took ownership of
  * @inv_cqe: completion of the chunk MR's local invalidation
  *	(always-invalidate), after which the request goes to the ULP
@@ -205,6 +207,7 @@ struct rift_srv_op {
 	u32			usr_off;
 	u16			usr_len;
 	u16			nr_segs;
+	u16			rsp_gen;
 	u32			sync_len;
 	struct ib_cqe		inv_cqe;
 	atomic_t		tx_out;
@@ -372,6 +375,8 @@ struct rift_srv_stats {
  * @always_inv: ALWAYS_INVALIDATE was accepted for this path instance
  * @can_cancel: CANCEL was accepted for this path instance
  * @cancel_gen: CANCEL_GEN too: requests and CANCELs carry a generation
+ * @rsp_gen: RSP_GEN was accepted: requests carry a generation and every
+ *	answer echoes its low bits
  * @rkey_msgs: per-chunk RSP_RKEY payloads (always-invalidate)
  * @nr_mrs: entries of @mrs allocated
  * @reg_cqe: completion of the REG_MR WRs (seen only on failure)
@@ -455,6 +460,7 @@ struct rift_srv_path {
 	bool				always_inv;
 	bool				can_cancel;
 	bool				cancel_gen;
+	bool				rsp_gen;
 	struct rift_wire_rkey_msg	*rkey_msgs;
 	struct ib_cqe			reg_cqe;
 	struct rift_iu			*info_tx;

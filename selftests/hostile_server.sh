@@ -22,6 +22,14 @@
 #  - mute_always (both paths go mute on every instance): the requests,
 #    taken from path to path, still end with ETIMEDOUT io_timeout_ms
 #    after they first lost one;
+#  - rift-evil accepts RIFT_FEAT_RSP_GEN and echoes each request's
+#    generation, as rift-server does: dup_rsp's and late_rsp's second
+#    answer fail the path as a response to no outstanding request, or, if
+#    the client has posted the next request on the chunk and connection
+#    meanwhile, as a response to another request (generation), never
+#    completing that request; rsp_gen answers a request in flight with
+#    another generation (the latter reason); errno_range's bad path does
+#    not accept the feature, so its bits 15..12 are malformed;
 #  - the cr_* cases (memory credits on the bad path, 2 chunks granted at
 #    first, CREDIT_REQs answered) break one credit rule each, as the
 #    IO-stage cases above; cr_revoke breaks none: a valid revoke down to
@@ -51,9 +59,9 @@ IO_CASES=(
 	"forged_idle|response to no outstanding request"
 	"forged_range|response names an unknown chunk"
 	"errno_range|malformed immediate data"
-	"dup_rsp|response to no outstanding request|duplicate response"
+	"dup_rsp|response to no outstanding request|response to another request|duplicate response"
 	"wrong_con|response to no outstanding request"
-	"late_rsp|response to no outstanding request|duplicate response"
+	"late_rsp|response to no outstanding request|response to another request|duplicate response"
 	"rkey_noai|malformed rkey response"
 	"rkey_chunk|malformed rkey response"
 	"rkey_bogus|remote access error|(WR|work request) flushed"
@@ -63,6 +71,7 @@ IO_CASES=(
 	"rnr|no progress for|heartbeat: nothing received"
 	"silent|heartbeat: nothing received|no progress for"
 	"mute_io|connection [0-9]+: no progress for [0-9]+ ms"
+	"rsp_gen|response to another request .generation."
 	"cr_malformed|malformed credit"
 	"cr_unknown|credit names an unknown chunk"
 	"cr_twice|credit grants a chunk twice"

@@ -259,6 +259,29 @@ static void fuzz_cancel_gen(const struct rift_imm *imm, u16 arg)
 	FUZZ_ASSERT(!ret && gen == arg);
 }
 
+/*
+ * A response's generation bits (RSP_GEN): decoded whatever they are, 0 is
+ * the only well-formed value without the feature, and with it the echo
+ * matches exactly the generations that agree in their low 4 bits.
+ */
+static void fuzz_rsp_gen(const struct rift_imm *imm, u16 arg, u16 req_gen)
+{
+	u16 echo = arg >> RIFT_IMM_RSP_GEN_SHIFT;
+
+	FUZZ_ASSERT(imm->gen == echo && imm->err == -(int)(arg & RIFT_IMM_ERRNO_MAX));
+	FUZZ_ASSERT(rift_proto_rsp_gen(imm, 0) == (echo ? -EBADMSG : 0));
+	FUZZ_ASSERT(rift_proto_rsp_gen(imm, RIFT_FEAT_KNOWN & ~RIFT_FEAT_RSP_GEN) ==
+		    (echo ? -EBADMSG : 0));
+	FUZZ_ASSERT(!rift_proto_rsp_gen(imm, RIFT_FEAT_RSP_GEN));
+	FUZZ_ASSERT(rift_proto_rsp_gen_match(imm, 0, req_gen));
+	FUZZ_ASSERT(rift_proto_rsp_gen_match(imm, RIFT_FEAT_RSP_GEN, req_gen) ==
+		    (echo == (req_gen & RIFT_IMM_RSP_GEN_MASK)));
+	/* What a server puts for that generation is what this client accepts. */
+	FUZZ_ASSERT(rift_proto_rsp_gen_put(req_gen, 0) == 0);
+	FUZZ_ASSERT(rift_proto_rsp_gen_put(req_gen, RIFT_FEAT_RSP_GEN) ==
+		    (req_gen & RIFT_IMM_RSP_GEN_MASK));
+}
+
 static void fuzz_imm(const u8 *data, size_t size)
 {
 	struct rift_imm imm;
@@ -280,6 +303,11 @@ static void fuzz_imm(const u8 *data, size_t size)
 	FUZZ_ASSERT(!memcmp(&v, data, 4));
 	if (imm.type == RIFT_IMM_CANCEL)
 		fuzz_cancel_gen(&imm, raw & RIFT_IMM_ARG_MASK);
+	/* The queue depth's bytes double as the request's generation. */
+	if (imm.type == RIFT_IMM_RSP || imm.type == RIFT_IMM_RSP_RKEY)
+		fuzz_rsp_gen(&imm, raw & RIFT_IMM_ARG_MASK, nr);
+	else
+		FUZZ_ASSERT(rift_proto_rsp_gen(&imm, RIFT_FEAT_RSP_GEN) == -EINVAL);
 }
 
 static void fuzz_rkey(const u8 *data, size_t size)

@@ -177,6 +177,8 @@ static void seed_imm(void)
 		{ .type = RIFT_IMM_READ, .chunk = 4095, .desc_off = 128 },
 		{ .type = RIFT_IMM_RSP, .chunk = 5, .err = -5 },
 		{ .type = RIFT_IMM_RSP_RKEY, .chunk = 9 },
+		{ .type = RIFT_IMM_RSP, .chunk = 5, .err = -5, .gen = 0xa },
+		{ .type = RIFT_IMM_RSP_RKEY, .chunk = 9, .gen = 0xf },
 		{ .type = RIFT_IMM_HB, .seq = 77 },
 		{ .type = RIFT_IMM_HB_ACK, .seq = 77 },
 		{ .type = RIFT_IMM_CANCEL, .chunk = 6 },

@@ -3,8 +3,9 @@
  * rift-peer's cases of a session that is up: heartbeats, immediates the
  * server must refuse, RDMA writes and reads through its chunks (every
  * chunk at once, errors of the ULP, descriptors that do not validate),
- * chunk reuse under always-invalidate, CANCEL of a stale request, and
- * keys that are not the peer's to use.  The driver and its table are in
+ * chunk reuse under always-invalidate, CANCEL of a stale request, the
+ * generation a response echoes (RSP_GEN), and keys that are not the
+ * peer's to use.  The driver and its table are in
  * rift-peer.c.
  */
 
@@ -201,6 +202,8 @@ static bool recv_rsp_rkey(const struct path *p, struct peer_conn *c, struct rift
 	}
 	return EXPECT(imm->type == RIFT_IMM_RSP_RKEY, "got type %u, expected RSP_RKEY",
 		      imm->type) &&
+	       EXPECT(!rift_proto_rsp_gen(imm, p->info.feat_accepted),
+		      "RSP_RKEY 0x%08x sets bits 15..12 without RSP_GEN", be32_to_cpu(v)) &&
 	       EXPECT(!rift_proto_rkey_decode(r.data, r.len, imm->chunk, rkey),
 		      "RSP_RKEY of chunk %u with a bad %u-byte payload", imm->chunk, r.len);
 }
@@ -356,6 +359,77 @@ bool case_cancel_stale(const struct peer_case *tc)
 	}
 	ok = ok && hb_roundtrip(&p, p.con[0], 9);
 	set_param("rift_test_srv", "delay_next_ms", 0);
+	path_down(&p);
+	return ok;
+}
+
+/* Store offset of the writes rsp_gen_* send. */
+#define RSP_GEN_OFF		0x140000ULL
+
+/*
+ * A write through chunk 0 whose descriptor carries generation @gen; its
+ * answer must succeed, and its arg bits 15..12 go to @echo (recv_imm()
+ * refused them already if they are set without RSP_GEN).
+ */
+static bool write_echo(struct path *p, u16 gen, u16 *echo)
+{
+	struct rift_imm rsp;
+	u8 data[512];
+
+	pattern(data, sizeof(data), 80 + gen);
+	if (!test_write_post(p, p->con[0], 0, gen, RSP_GEN_OFF, data, sizeof(data)) ||
+	    !recv_imm(p, p->con[0], &rsp) ||
+	    !EXPECT(rsp.type == RIFT_IMM_RSP && rsp.chunk == 0,
+		    "got type %u for chunk %u, expected RSP for chunk 0", rsp.type, rsp.chunk) ||
+	    !expect_errno(rsp.err, 0, "write"))
+		return false;
+	*echo = rsp.gen;
+	return true;
+}
+
+/*
+ * RSP_GEN: the server echoes the low 4 bits of each request's descriptor
+ * generation in its answer's arg bits 15..12, which is how a client tells
+ * a duplicate answer from the one to the request now on the chunk.
+ *  - rsp_gen_echo: offered alone (no CANCEL: the descriptor's generation
+ *    means something with RSP_GEN by itself) and accepted; generations
+ *    that cover every 4-bit value, the 16-bit wrap and ones alike in their
+ *    low bits, each echoed as its low 4 bits.
+ *  - rsp_gen_off: not offered, CANCEL_GEN is (so the server reads the
+ *    descriptor's generation): not accepted, and bits 15..12 of every
+ *    answer are 0 whatever the generation.
+ */
+bool case_rsp_gen(const struct peer_case *tc)
+{
+	static const u16 gens[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+				    0x10, 0x11, 0x1235, 0xfffe, 0xffff, 0, 1, 0x8001 };
+	bool on = tc->arg == RSP_GEN_ECHO;
+	struct path p;
+	u16 echo;
+	size_t i;
+	bool ok;
+
+	path_init(&p, 1, 1);
+	p.feat = on ? RIFT_FEAT_RSP_GEN : RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN;
+	ok = path_connect(&p, 0) && path_info(&p) &&
+	     EXPECT(p.info.feat_accepted == p.feat, "features %#llx accepted, %#llx offered",
+		    (unsigned long long)p.info.feat_accepted, (unsigned long long)p.feat);
+	for (i = 0; ok && i < ARRAY_SIZE(gens); i++) {
+		ok = write_echo(&p, gens[i], &echo);
+		if (!ok)
+			break;
+		if (on)
+			ok = EXPECT(echo == (gens[i] & RIFT_IMM_RSP_GEN_MASK),
+				    "request of generation %#x answered with %#x, expected %#x",
+				    gens[i], echo, (unsigned int)(gens[i] & RIFT_IMM_RSP_GEN_MASK));
+		else
+			ok = EXPECT(!echo, "request of generation %#x: answer's bits 15..12 %#x %s",
+				    gens[i], echo, "without RSP_GEN");
+	}
+	if (ok)
+		diag("%zu answers, each %s", ARRAY_SIZE(gens),
+		     on ? "echoing its generation's low 4 bits" : "with bits 15..12 clear");
+	ok = ok && hb_roundtrip(&p, p.con[0], 11);
 	path_down(&p);
 	return ok;
 }

@@ -10,7 +10,8 @@
  *
  *   forged_idle     an extra RSP for a chunk with no request on it
  *   forged_range    an extra RSP naming a chunk beyond the queue depth
- *   errno_range     a RSP whose errno field exceeds 4095
+ *   errno_range     a RSP whose errno field exceeds 4095 (its bits 15..12
+ *                   set: the bad path does not accept RIFT_FEAT_RSP_GEN)
  *   dup_rsp         a request answered twice
  *   wrong_con       the answer on another connection of the path
  *   late_rsp        an answer after the client timed the request out
@@ -44,6 +45,13 @@
  *   mute_always     mute_io on every path instance, over either address,
  *                   not once: the client's requests go from path to path
  *                   and none is ever answered
+ *   rsp_gen         RSP_GEN accepted: a request answered (once) with
+ *                   another generation than its descriptor's while the
+ *                   client waits for it
+ *
+ * Every path accepts RIFT_FEAT_RSP_GEN when the client offers it (but the
+ * bad one of errno_range), and its answers echo the request's generation,
+ * as rift-server's do: dup_rsp's and late_rsp's second answers echo it too.
  *
  * The cr_* cases accept memory credits (RIFT_FEAT_CREDITS) on their bad
  * paths, grant 2 chunks in INFO_RSP and answer CREDIT_REQs, breaking one
@@ -124,7 +132,7 @@ enum evil_case {
 	C_WRONG_CON, C_LATE_RSP, C_RKEY_NOAI, C_RKEY_CHUNK, C_RKEY_BOGUS,
 	C_RKEY_MISSING, C_READ_OVERRUN, C_INFO_QD, C_INFO_CHUNK_SIZE,
 	C_INFO_FEAT, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
-	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_CR_MALFORMED, C_CR_UNKNOWN,
+	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_RSP_GEN, C_CR_MALFORMED, C_CR_UNKNOWN,
 	C_CR_TWICE, C_CR_COUNT, C_CR_UNSOLICITED, C_CR_FLOOR, C_CR_RSP_UNGRANTED,
 	C_CR_REVOKE, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW,
 	C_RB_DGRAN, C_RB_DGRAN_HUGE, C_RB_SHORT, C_RB_INFO_DGRAN, C_NR,
@@ -135,7 +143,7 @@ static const char * const case_names[C_NR] = {
 	"wrong_con", "late_rsp", "rkey_noai", "rkey_chunk", "rkey_bogus",
 	"rkey_missing", "read_overrun", "info_qd", "info_chunk_size",
 	"info_feat", "info_table", "con_rsp_differs", "hb_flood", "rnr",
-	"silent", "mute_io", "mute_always", "cr_malformed", "cr_unknown",
+	"silent", "mute_io", "mute_always", "rsp_gen", "cr_malformed", "cr_unknown",
 	"cr_twice", "cr_count", "cr_unsolicited", "cr_floor", "cr_rsp_ungranted",
 	"cr_revoke", "rb_lbs", "rb_sectors", "rb_max_hw",
 	"rb_dgran", "rb_dgran_huge", "rb_short", "rb_info_dgran",
@@ -155,11 +163,14 @@ static const char * const case_names[C_NR] = {
  * @rkey: their key
  * @info_done: INFO_RSP sent
  * @ai: always-invalidate accepted: every answer is a RSP_RKEY
+ * @rsp_gen: RIFT_FEAT_RSP_GEN accepted: every answer echoes the low bits
+ *	of its request's generation
  * @fired: this instance misbehaves now (hb_flood, rnr, silent, mute_io,
  *	   mute_always)
  * @held: late_rsp: answers of the held request still to send
  * @held_chunk: its chunk
  * @held_con: the connection it came on
+ * @held_gen: its generation
  * @held_due: when the next answer goes out
  * @flood_end: hb_flood: when to stop
  * @hb_seq: sequence of the flood's heartbeats
@@ -181,10 +192,12 @@ struct epath {
 	u32			rkey;
 	bool			info_done;
 	bool			ai;
+	bool			rsp_gen;
 	bool			fired;
 	int			held;
 	u16			held_chunk;
 	u16			held_con;
+	u16			held_gen;
 	long long		held_due;
 	long long		flood_end;
 	u16			hb_seq;
@@ -269,8 +282,14 @@ static bool send_imm_raw(struct peer_conn *c, __be32 imm)
 	return !peer_send(c, NULL, 0, &raw);
 }
 
-static bool send_rsp_raw(struct epath *p, u16 con, u16 chunk, int err, bool rkey_msg,
-			 u16 msg_chunk, u32 rkey)
+/* What an answer to a request of generation @gen carries in arg bits 15..12. */
+static u16 rsp_gen_of(const struct epath *p, u16 gen)
+{
+	return rift_proto_rsp_gen_put(gen, p->rsp_gen ? RIFT_FEAT_RSP_GEN : 0);
+}
+
+static bool send_rsp_raw(struct epath *p, u16 con, u16 chunk, u16 gen, int err,
+			 bool rkey_msg, u16 msg_chunk, u32 rkey)
 {
 	struct rift_imm imm = {
 		.type	= rkey_msg ? RIFT_IMM_RSP_RKEY : RIFT_IMM_RSP,
@@ -282,7 +301,7 @@ static bool send_rsp_raw(struct epath *p, u16 con, u16 chunk, int err, bool rkey
 	u32 raw;
 
 	/* Chunk ids up to the field's limit: the client must check them. */
-	v = imm_raw(imm.type, chunk, -err);
+	v = imm_raw(imm.type, chunk, -err | (u32)rsp_gen_of(p, gen) << RIFT_IMM_RSP_GEN_SHIFT);
 	raw = (__force u32)v;
 	if (!rkey_msg)
 		return !peer_send(p->con[con], NULL, 0, &raw);
@@ -291,10 +310,10 @@ static bool send_rsp_raw(struct epath *p, u16 con, u16 chunk, int err, bool rkey
 	return !peer_send(p->con[con], msg, sizeof(msg), &raw);
 }
 
-/* The answer a well-behaved server gives. */
-static bool send_rsp(struct epath *p, u16 con, u16 chunk, int err)
+/* The answer a well-behaved server gives to a request of generation @gen. */
+static bool send_rsp(struct epath *p, u16 con, u16 chunk, u16 gen, int err)
 {
-	return send_rsp_raw(p, con, chunk, err, p->ai, chunk, p->rkey);
+	return send_rsp_raw(p, con, chunk, gen, err, p->ai, chunk, p->rkey);
 }
 
 /* ------------------------------------------------------------------ */
@@ -439,6 +458,11 @@ static int info_rsp_build(struct epath *p, u32 hb_ms, u64 offered, u8 *buf, size
 		cs += 4096;
 	if (p->bad && the_case == C_INFO_FEAT)
 		feat |= BIT_ULL(9);
+	/* errno_range's bad path sets bits 15..12, which only RSP_GEN allows. */
+	if ((offered & RIFT_FEAT_RSP_GEN) && !(p->bad && the_case == C_ERRNO_RANGE)) {
+		p->rsp_gen = true;
+		feat |= RIFT_FEAT_RSP_GEN;
+	}
 	/* The table is the initial grant; the rest comes on request. */
 	nr_table = qd;
 	if (p->bad && credit_case() && (offered & RIFT_FEAT_CREDITS) &&
@@ -495,9 +519,9 @@ static void on_info_req(struct epath *p, const struct peer_recv *r)
 		return;
 	}
 	p->info_done = true;
-	say(p, "INFO_RSP sent: session %s from %s, %u chunks%s%s", req.sess_name,
+	say(p, "INFO_RSP sent: session %s from %s, %u chunks%s%s%s", req.sess_name,
 	    req.host_name, p->rsp.queue_depth, p->ai ? ", always-invalidate" : "",
-	    p->credits ? ", credits" : "");
+	    p->credits ? ", credits" : "", p->rsp_gen ? ", rsp-gen" : "");
 	if (fire(p, C_SILENT))
 		return;
 	if (fire(p, C_HB_FLOOD)) {
@@ -625,7 +649,7 @@ static void credit_with_request(struct epath *p, u16 con)
 		for (i = qd; i-- > 0 && p->granted[i];)
 			;
 		if (i < qd)
-			send_rsp(p, con, i, 0);
+			send_rsp(p, con, i, 0, 0);
 		return;
 	}
 	if (p->nr_granted > EVIL_CREDIT_FLOOR + 2 && fire(p, C_CR_REVOKE)) {
@@ -745,7 +769,7 @@ static void blk_request(struct epath *p, u16 con, u16 chunk_id, const u8 *chunk,
 	int err = 0, n;
 
 	if (riftblk_hdr_decode(chunk + req->usr_off, req->usr_len, &h)) {
-		send_rsp(p, con, chunk_id, -EBADMSG);
+		send_rsp(p, con, chunk_id, req->gen, -EBADMSG);
 		return;
 	}
 	switch (h.type) {
@@ -797,7 +821,7 @@ static void blk_request(struct epath *p, u16 con, u16 chunk_id, const u8 *chunk,
 		path_close(p, "cannot write read data");
 		return;
 	}
-	send_rsp(p, con, chunk_id, err);
+	send_rsp(p, con, chunk_id, req->gen, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -824,7 +848,8 @@ static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
 				      RIFT_IO_MAX_SEGS) < 0 ||
 	    (!blk_mode && req.usr_len < sizeof(h))) {
 		say(p, "bad request on chunk %u", imm->chunk);
-		send_rsp(p, con, imm->chunk, -EBADMSG);
+		/* Its generation is unknown (0): never sent to a client that behaves. */
+		send_rsp(p, con, imm->chunk, 0, -EBADMSG);
 		return;
 	}
 	if (blk_mode) {
@@ -858,11 +883,19 @@ static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
 		p->held = 2;
 		p->held_chunk = imm->chunk;
 		p->held_con = con;
+		p->held_gen = req.gen;
 		p->held_due = now_ms() + late_ms;
 		return;
 	}
 	if (fire(p, C_WRONG_CON)) {
-		send_rsp(p, (con + 1) % p->nr_cons, imm->chunk, err);
+		send_rsp(p, (con + 1) % p->nr_cons, imm->chunk, req.gen, err);
+		return;
+	}
+	/* Only with the feature: without it bits 15..12 must be 0 (errno_range). */
+	if (p->rsp_gen && fire(p, C_RSP_GEN)) {
+		say(p, "rsp_gen: chunk %u, generation %u answered as %u", imm->chunk, req.gen,
+		    rsp_gen_of(p, req.gen + 1));
+		send_rsp(p, con, imm->chunk, req.gen + 1, err);
 		return;
 	}
 	if (fire(p, C_ERRNO_RANGE)) {
@@ -870,31 +903,33 @@ static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
 		return;
 	}
 	if (fire(p, C_RKEY_NOAI)) {
-		send_rsp_raw(p, con, imm->chunk, err, true, imm->chunk, p->rkey);
+		send_rsp_raw(p, con, imm->chunk, req.gen, err, true, imm->chunk, p->rkey);
 		return;
 	}
 	if (fire(p, C_RKEY_CHUNK)) {
-		send_rsp_raw(p, con, imm->chunk, err, true,
+		send_rsp_raw(p, con, imm->chunk, req.gen, err, true,
 			     (imm->chunk + 1) % p->rsp.queue_depth, p->rkey);
 		return;
 	}
 	if (fire(p, C_RKEY_BOGUS)) {
-		send_rsp_raw(p, con, imm->chunk, err, true, imm->chunk, p->rkey ^ 0x5a5a00);
+		send_rsp_raw(p, con, imm->chunk, req.gen, err, true, imm->chunk,
+			     p->rkey ^ 0x5a5a00);
 		return;
 	}
 	if (fire(p, C_RKEY_MISSING)) {
-		send_rsp_raw(p, con, imm->chunk, err, false, 0, 0);
+		send_rsp_raw(p, con, imm->chunk, req.gen, err, false, 0, 0);
 		return;
 	}
-	send_rsp(p, con, imm->chunk, err);
+	send_rsp(p, con, imm->chunk, req.gen, err);
 	credit_with_request(p, con);
+	/* The same answer again, its generation too, as a buggy server would. */
 	if (fire(p, C_DUP_RSP))
-		send_rsp(p, con, imm->chunk, err);
+		send_rsp(p, con, imm->chunk, req.gen, err);
 	if (fire(p, C_FORGED_IDLE))
 		send_rsp(p, con, imm->chunk == p->rsp.queue_depth - 1 ? 0 :
-			 p->rsp.queue_depth - 1, 0);
+			 p->rsp.queue_depth - 1, 0, 0);
 	if (fire(p, C_FORGED_RANGE))
-		send_rsp_raw(p, con, p->rsp.queue_depth + 5, 0, false, 0, 0);
+		send_rsp_raw(p, con, p->rsp.queue_depth + 5, 0, 0, false, 0, 0);
 }
 
 /*
@@ -967,7 +1002,7 @@ static void tick(struct epath *p)
 
 	if (p->held && now >= p->held_due) {
 		say(p, "late answer %d for chunk %u", 3 - p->held, p->held_chunk);
-		send_rsp(p, p->held_con, p->held_chunk, 0);
+		send_rsp(p, p->held_con, p->held_chunk, p->held_gen, 0);
 		p->held--;
 		p->held_due = now + EVIL_LATE_GAP_MS;
 	}

@@ -144,6 +144,8 @@ static const struct peer_case cases[] = {
 	CASE("chunk_reuse_ai",			case_chunk_reuse_ai),
 	VARIANT("cancel_stale_gen",		case_cancel_stale, CANCEL_WITH_GEN),
 	VARIANT("cancel_stale_legacy",		case_cancel_stale, CANCEL_LEGACY),
+	VARIANT("rsp_gen_echo",			case_rsp_gen, RSP_GEN_ECHO),
+	VARIANT("rsp_gen_off",			case_rsp_gen, RSP_GEN_OFF),
 	VARIANT("desc_off_mismatch",		case_bad_desc, DESC_OFF_MISMATCH),
 	VARIANT("desc_bad_magic",		case_bad_desc, DESC_BAD_MAGIC),
 	VARIANT("desc_dir_mismatch",		case_bad_desc, DESC_DIR_MISMATCH),

@@ -143,6 +143,14 @@ enum {
 
 bool case_cancel_stale(const struct peer_case *tc);
 
+/* Variants of case_rsp_gen, its table entries' arg. */
+enum {
+	RSP_GEN_ECHO,
+	RSP_GEN_OFF,
+};
+
+bool case_rsp_gen(const struct peer_case *tc);
+
 /* Variants of case_bad_desc, its table entries' arg. */
 enum {
 	DESC_OFF_MISMATCH,

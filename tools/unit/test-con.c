@@ -86,6 +86,23 @@ static void test_features(void)
 					   RIFT_FEAT_CANCEL_GEN), -EBADMSG);
 	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_CANCEL, RIFT_FEAT_CANCEL |
 					   RIFT_FEAT_CANCEL_GEN), -EBADMSG);
+
+	/*
+	 * RSP_GEN stands alone: the descriptor's generation is meaningful
+	 * with it whether or not CANCEL is on, so it is accepted and valid
+	 * without CANCEL, and like any bit only if it was offered.
+	 */
+	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_RSP_GEN, ~0ULL), RIFT_FEAT_RSP_GEN);
+	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_RSP_GEN | RIFT_FEAT_CANCEL,
+					    RIFT_FEAT_RSP_GEN), RIFT_FEAT_RSP_GEN);
+	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_RSP_GEN, RIFT_FEAT_CANCEL), 0);
+	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_KNOWN, ~0ULL), RIFT_FEAT_KNOWN);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_RSP_GEN, RIFT_FEAT_RSP_GEN), 0);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_RSP_GEN, 0), 0);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN,
+					   RIFT_FEAT_RSP_GEN), -EBADMSG);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_AI_CAPABLE, RIFT_FEAT_RSP_GEN), -EBADMSG);
+	CHECK(RIFT_FEAT_RSP_GEN == BIT_ULL(5));
 }
 
 static void test_con_req_roundtrip(void)
