@@ -298,6 +298,13 @@ static void rift_srv_con_free(struct rift_srv_con *con)
 	if (!con->c.cm_id)
 		return;
 	ib_dev = con->c.cm_id->device;
+	/*
+	 * A response posted only in part left its rd to this: its WRITEs
+	 * on the QP (and their flush completions) use it up to the drain,
+	 * and destroying its rdma_rw contexts needs the QP still there.
+	 */
+	rift_con_drain_qp(&con->c);
+	rift_srv_con_free_parked(con);
 	rift_con_destroy_qp(&con->c);
 	rift_con_rx_free(&con->c, ib_dev);
 	rift_iu_free(ib_dev, con->info_rx);

@@ -38,6 +38,7 @@ struct rift_srv_rd_seg {
  * @credits: send WRs taken from @con->rd_credits
  * @op: memory credits: the op whose @tx_out this answer holds, dropped
  *	once the WRITEs are complete and their mappings gone; else NULL
+ * @park: on @con->rd_parked after a post that failed half way
  * @seg: one per client segment
  *
  * Allocated per response rather than per op: the op is free again as soon
@@ -51,6 +52,7 @@ struct rift_srv_rd {
 	u32			nr;
 	u32			credits;
 	struct rift_srv_op	*op;
+	struct llist_node	park;
 	struct rift_srv_rd_seg	seg[];
 };
 
@@ -152,6 +154,23 @@ static void rift_srv_rd_free(struct rift_srv_rd *rd)
 				    &rd->seg[i].sg, 1, DMA_TO_DEVICE);
 	atomic_add(rd->credits, &rd->con->rd_credits);
 	kfree(rd);
+}
+
+/**
+ * rift_srv_con_free_parked() - free the read responses a failed post left
+ * @con: connection whose QP is drained and not destroyed yet
+ *
+ * Their posted WRITEs have completed or flushed, and the completions have
+ * run: nothing uses them any more.  Their ops' @tx_out stays raised, as
+ * for every failed post: the chunks wait for the path's teardown.
+ */
+void rift_srv_con_free_parked(struct rift_srv_con *con)
+{
+	struct llist_node *list = llist_del_all(&con->rd_parked);
+	struct rift_srv_rd *rd, *tmp;
+
+	llist_for_each_entry_safe(rd, tmp, list, park)
+		rift_srv_rd_free(rd);
 }
 
 static void rift_srv_rd_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -277,6 +296,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	struct rift_srv_path *path = op->path;
 	struct rift_srv_con *con = op->con;
 	struct ib_send_wr wr = {}, *first = &wr, *head = &wr;
+	const struct ib_send_wr *bad_wr = NULL;
 	struct ib_reg_wr reg = {};
 	struct ib_sge sge;
 	struct rift_imm imm = {
@@ -364,7 +384,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 
 	local_bh_disable();
 	set_bit(RIFT_SRV_OP_POSTING, &op->flags);
-	ret = ib_post_send(con->c.cm_id->qp, first, NULL);
+	ret = ib_post_send(con->c.cm_id->qp, first, &bad_wr);
 	/*
 	 * POSTING stays set: cleared here first, a request arriving before
 	 * BUSY goes would find BUSY alone.  The next taker clears it.
@@ -375,9 +395,23 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 		/*
 		 * @tx_out stays raised: part of the chain may be posted, so the
 		 * chunk waits for the path's teardown (QPs destroyed first).
+		 * Drivers post a chain WR by WR and stop at the one that
+		 * fails (@bad_wr): the read's WRITEs before it are on the QP,
+		 * unsignalled, and use the rd (@err_cqe, for their flush) and
+		 * its DMA mappings until the QP is drained.  So the rd is
+		 * freed here only if none of it was posted; else it waits for
+		 * the close work's drain on its connection's list.  A driver
+		 * that leaves @bad_wr unset counts as having posted some.
 		 */
-		if (first != head)
-			rift_srv_rd_free(container_of(wr.wr_cqe, struct rift_srv_rd, cqe));
+		if (first != head) {
+			struct rift_srv_rd *rd = container_of(wr.wr_cqe, struct rift_srv_rd,
+							      cqe);
+
+			if (bad_wr == first)
+				rift_srv_rd_free(rd);
+			else
+				llist_add(&rd->park, &con->rd_parked);
+		}
 		rift_srv_path_fail(path, "cannot post a response: %d", ret);
 	}
 }
