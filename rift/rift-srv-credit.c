@@ -377,12 +377,28 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 		return false;
 	}
 	/*
+	 * The grant goes first, then the op is looked at: a request on the
+	 * chunk that crosses the release (rift_srv_op_start() sets BUSY and
+	 * clears POSTING, then looks at the grant, a full barrier between)
+	 * either finds the grant gone and fails the path, or is seen here
+	 * and the release fails it.  Tested the other way round, a request
+	 * taking the op between the test and the clear would reach the ULP
+	 * on a chunk given back (Dekker: each side stores, then loads what
+	 * the other stored).
+	 */
+	clear_bit(imm->chunk, path->cr_granted);
+	path->nr_granted--;
+	/* The grant's clear before the looks at BUSY and POSTING: above. */
+	smp_mb();
+	/*
 	 * At the ULP until its answer is being posted: the client gives a
 	 * chunk back only once it has that answer.  Its answer having been
 	 * posted (BUSY clear, or POSTING) does not mean the device is done
 	 * with the chunk: a read's WRITEs or an always-invalidate REG_MR may
 	 * still be queued on its connection.  The pool frees it only once
-	 * they completed (rift_srv_pool_reclaim(), the op's tx_out).
+	 * they completed (rift_srv_pool_reclaim(), the op's tx_out).  A
+	 * release that fails leaves the chunk out of cr_reclaim: the path's
+	 * teardown frees it once the ULP answered.
 	 */
 	op = &path->ops[imm->chunk];
 	if (test_bit(RIFT_SRV_OP_BUSY, &op->flags) &&
@@ -391,8 +407,6 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 		rift_srv_path_fail(path, "release of a chunk in use");
 		return false;
 	}
-	clear_bit(imm->chunk, path->cr_granted);
-	path->nr_granted--;
 	/*
 	 * The pool work invalidates its key once its answers are complete
 	 * on the device, then frees it.

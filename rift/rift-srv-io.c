@@ -304,6 +304,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 		.chunk	= op->chunk,
 	};
 	u32 sync_len = op->sync_len;
+	u16 chunk = op->chunk;
 	int ret;
 
 	if (path->always_inv) {
@@ -391,6 +392,19 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	 */
 	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 	local_bh_enable();
+	/*
+	 * Memory credits: a chunk given back while this post ran was left
+	 * by the pool work for BUSY; it runs again now instead of polling.
+	 * The barrier pairs with the one in rift_srv_pool_reclaim() between
+	 * its look at cr_reclaim and at BUSY: it saw BUSY clear, or this
+	 * sees the bit.  @chunk, not @op: the op may carry another request.
+	 */
+	if (path->credits) {
+		/* BUSY's clear before the look at cr_reclaim: above. */
+		smp_mb();
+		if (test_bit(chunk, path->cr_reclaim))
+			rift_srv_pool_kick(path);
+	}
 	if (ret) {
 		/*
 		 * @tx_out stays raised: part of the chain may be posted, so the
@@ -533,13 +547,16 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	/*
 	 * Memory credits: a CREDIT_REL of this chunk on connection 0 may have
 	 * crossed the request since the caller checked the grant.  The op is
-	 * ours now, so the pool work, which frees a given-back chunk only
-	 * while its op is not BUSY, sees it (pairs with the barrier in
-	 * rift_srv_pool_reclaim()); look at the grant again before touching
-	 * the chunk, which may be on its way back.
+	 * ours now (BUSY set, POSTING clear); look at the grant again before
+	 * touching the chunk, which may be on its way back.  Dekker with
+	 * rift_srv_credit_rel(), which clears the grant and then looks at
+	 * BUSY and POSTING: one of the two sides sees the other and fails
+	 * the path.  The pool work, which frees a given-back chunk only
+	 * while its op is not BUSY, sees it too (the barrier in
+	 * rift_srv_pool_reclaim()).
 	 */
 	if (path->credits) {
-		/* BUSY set before the grant is read: see above. */
+		/* BUSY set and POSTING cleared before the grant is read. */
 		smp_mb__after_atomic();
 		if (!rift_srv_credit_granted(path, imm->chunk)) {
 			clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);

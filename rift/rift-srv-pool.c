@@ -274,39 +274,43 @@ static void rift_srv_pool_reclaim_done(struct rift_srv_path *path)
 
 /*
  * Post the LOCAL_INVs of chunks given back, one batch at a time, the
- * batch's last WR signalled (send WRs complete in order).  A chunk whose
- * op is still BUSY had its answer's post running when the CREDIT_REL
- * came: it waits for the next run.  One whose answers are posted but not
- * complete (tx_out) waits for the last of them, which kicks the work
- * (rift_srv_op_tx_done()).  Caller holds the io_ref.
- *
- * Return: true if chunks are left for a later run.
+ * batch's last WR signalled (send WRs complete in order).  Every chunk
+ * left behind has something that runs the work again, so nothing polls:
+ * one whose op is still BUSY had its answer's post running when the
+ * CREDIT_REL came, and the post's end kicks the work
+ * (rift_srv_send_rsp()); one whose answers are posted but not complete
+ * (tx_out) waits for the last of them, which kicks it
+ * (rift_srv_op_tx_done()); one beyond the batch waits for the batch's
+ * LOCAL_INV completion, which kicks it.  Caller holds the io_ref.
  */
-static bool rift_srv_pool_reclaim(struct rift_srv_path *path)
+static void rift_srv_pool_reclaim(struct rift_srv_path *path)
 {
 	struct ib_send_wr wrs[RIFT_SRV_POOL_INV_BATCH] = {};
 	struct rift_srv_con *con = &path->cons[0];
 	unsigned long bit;
-	bool left = false;
 	u16 nr = 0, i;
 	int err;
 
 	lockdep_assert_held(&path->cr_mutex);
 	if (path->cr_inv_nr)
-		return false;
-	/*
-	 * Pairs with the barrier after rift_srv_op_take() in the IO path: a
-	 * request that took the op before CREDIT_REL cleared the grant is
-	 * seen BUSY here, one that took it after sees the grant gone.
-	 */
-	smp_mb();
+		return;
 	spin_lock_irq(&path->cr_lock);
+	/*
+	 * The bits of cr_reclaim and the grant's clears were stored under
+	 * cr_lock, so they are seen here; the full barrier orders them
+	 * before the looks at BUSY.  It pairs with the barrier after
+	 * rift_srv_op_take() in the IO path (a request that took the op
+	 * before CREDIT_REL cleared the grant is seen BUSY here, one that
+	 * took it after sees the grant gone), and with the one after the
+	 * post in rift_srv_send_rsp() (a post seen BUSY here sees the bit
+	 * there, and kicks the work).
+	 */
+	smp_mb__after_spinlock();
 	for_each_set_bit(bit, path->cr_reclaim, path->queue_depth) {
-		if (nr == RIFT_SRV_POOL_INV_BATCH ||
-		    test_bit(RIFT_SRV_OP_BUSY, &path->ops[bit].flags)) {
-			left = true;
+		if (nr == RIFT_SRV_POOL_INV_BATCH)
+			break;
+		if (test_bit(RIFT_SRV_OP_BUSY, &path->ops[bit].flags))
 			continue;
-		}
 		/*
 		 * BUSY went after tx_out was raised (release); and pairs with
 		 * the barrier of the decrement in rift_srv_op_tx_done(): it
@@ -320,7 +324,7 @@ static bool rift_srv_pool_reclaim(struct rift_srv_path *path)
 	}
 	spin_unlock_irq(&path->cr_lock);
 	if (!nr)
-		return left;
+		return;
 	for (i = 0; i < nr; i++) {
 		wrs[i].opcode = IB_WR_LOCAL_INV;
 		wrs[i].ex.invalidate_rkey = path->mrs[path->cr_inv[i]]->rkey;
@@ -335,7 +339,6 @@ static bool rift_srv_pool_reclaim(struct rift_srv_path *path)
 	err = ib_post_send(con->c.qp, wrs, NULL);
 	if (err)
 		rift_srv_path_fail(path, "cannot post a chunk reclaim: %d", err);
-	return left;
 }
 
 /*
@@ -412,8 +415,7 @@ static void rift_srv_pool_revoke(struct rift_srv_path *path)
 /*
  * Process context on rift_srv_credit_wq: finish the reclaim whose
  * LOCAL_INVs completed, start the next, revoke an idle path; then run
- * again in half an idle period (sooner while chunks wait for their
- * answer's post).
+ * again in half an idle period (sooner when kicked).
  */
 static void rift_srv_pool_work(struct work_struct *work)
 {
@@ -428,8 +430,7 @@ static void rift_srv_pool_work(struct work_struct *work)
 		return;
 	mutex_lock(&path->cr_mutex);
 	rift_srv_pool_reclaim_done(path);
-	if (rift_srv_pool_reclaim(path))
-		delay = 1;
+	rift_srv_pool_reclaim(path);
 	rift_srv_pool_revoke(path);
 	mutex_unlock(&path->cr_mutex);
 	percpu_ref_put(&path->io_ref);
