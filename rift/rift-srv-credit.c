@@ -223,6 +223,13 @@ static void rift_srv_credit_answer(struct rift_srv_path *path)
 	got = rift_srv_credit_alloc(path, n, ids, regs);
 
 	spin_lock_irqsave(&path->cr_lock, flags);
+	/*
+	 * The new chunks' pointers, scatterlists, MRs and segment arrays
+	 * (rift_srv_pool_chunk_get()) are stored before their grant bits:
+	 * rift_srv_op_start() reads them once it saw the bit, with acquire.
+	 * The lock's acquire alone does not order earlier stores.
+	 */
+	smp_wmb();
 	nr_msgs = max_t(u16, 1, DIV_ROUND_UP(got, RIFT_CREDIT_MAX_GRANTS));
 	for (i = 0; i < nr_msgs; i++) {
 		memset(&c, 0, sizeof(c));
