@@ -147,7 +147,11 @@ static void rift_srv_path_free_work(struct work_struct *work)
 	struct rift_srv_sess *sess = path->sess;
 	u32 i;
 
-	/* Memory credits: the chunks granted or on their way back. */
+	/*
+	 * Memory credits: the chunks the ULP held at close (the others went
+	 * back in rift_srv_pool_stop()), or all of them if setup failed
+	 * before the close work could run.
+	 */
 	rift_srv_pool_path_free(path);
 	for (i = 0; i < path->nr_chunks; i++)
 		free_pages_exact(path->chunks[i], sess->chunk_size);

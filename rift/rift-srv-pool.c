@@ -25,9 +25,10 @@
  *     work deregisters the MR, unmaps and frees the memory and releases
  *     the budget.
  *
- * A path that closes gives back what it holds as before: its QPs are
- * drained and destroyed (every answer's completion, flushed or not, has
- * run) and its ULP answered every request first.  The same work
+ * A path that closes gives back what it holds once its QPs are drained
+ * and destroyed (every answer's completion, flushed or not, has run): at
+ * once each chunk whose op the ULP does not hold (rift_srv_pool_stop()),
+ * the others once the ULP answered them (rift_srv_pool_path_free()).  The same work
  * revokes the grant of an idle path down to its floor every
  * credit_idle_ms / 2 (rift_credit_srv_revoke() decides).  Nothing here
  * runs in a CQ callback but the LOCAL_INV completion, which only queues
@@ -444,19 +445,46 @@ static void rift_srv_pool_work(struct work_struct *work)
  *
  * No work runs or is queued afterwards, and every chunk's key is dead:
  * the MRs are deregistered and the memory unmapped here, while the
- * device is still there; the memory itself stays until the ULP answered
- * every request (rift_srv_pool_path_free()).
+ * device is still there.  The memory of a chunk whose op is not BUSY goes
+ * back to the budget here too, so that the path's next instance (a
+ * reconnect) does not find the budget still held by this one's idle
+ * chunks; a chunk the ULP holds stays until it answered
+ * (rift_srv_pool_path_free()).
+ *
+ * Nothing can touch a chunk freed here afterwards: its op is not BUSY,
+ * so no request on it is at the ULP, and none can start (the QPs and
+ * their CQs are gone, so no receive runs rift_srv_op_start()); an op
+ * becomes BUSY nowhere else.  Every WR that used it has completed or
+ * flushed (drained), a half-posted read's rd is freed
+ * (rift_srv_con_free_parked()), the answer and pool works are cancelled
+ * and nothing can queue them (their kicks come from completions and from
+ * posts under the io_ref, which is dead).  The INFO work, the only other
+ * allocator, runs on the same ordered workqueue as this close work.
  */
 void rift_srv_pool_stop(struct rift_srv_path *path)
 {
 	unsigned long bit;
+	u32 freed = 0;
 
 	if (!path->cr_present)
 		return;
 	cancel_delayed_work_sync(&path->pool_work);
-	for_each_set_bit(bit, path->cr_present, path->queue_depth)
+	for_each_set_bit(bit, path->cr_present, path->queue_depth) {
 		rift_srv_pool_chunk_unreg(path, bit);
+		/*
+		 * Acquire: pairs with the release of BUSY in rift_srv_resp()
+		 * (or its post), so that the ULP's last use of the chunk
+		 * comes before the free.  Clearing the current bit does not
+		 * upset the walk.
+		 */
+		if (!test_bit_acquire(RIFT_SRV_OP_BUSY, &path->ops[bit].flags)) {
+			rift_srv_pool_chunk_free(path, bit);
+			freed++;
+		}
+	}
 	path->cr_inv_nr = 0;
+	pr_debug("%s: %u chunks back to the budget at close, %u held by the ULP\n",
+		 path->base.name, freed, READ_ONCE(path->nr_present));
 }
 
 /**
