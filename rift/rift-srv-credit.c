@@ -279,6 +279,9 @@ static void rift_srv_credit_answer(struct rift_srv_path *path)
 		goto out;
 	}
 	this_cpu_add(path->stats->credits, nr_msgs);
+	/* Above the floor now: the pool work watches it for idleness. */
+	if (got)
+		rift_srv_pool_grown(path);
 out:
 	mutex_unlock(&path->cr_mutex);
 }

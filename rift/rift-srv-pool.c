@@ -28,9 +28,11 @@
  * A path that closes gives back what it holds once its QPs are drained
  * and destroyed (every answer's completion, flushed or not, has run): at
  * once each chunk whose op the ULP does not hold (rift_srv_pool_stop()),
- * the others once the ULP answered them (rift_srv_pool_path_free()).  The same work
- * revokes the grant of an idle path down to its floor every
- * credit_idle_ms / 2 (rift_credit_srv_revoke() decides).  Nothing here
+ * the others once the ULP answered them (rift_srv_pool_path_free()).
+ * The pool work also revokes the grant of an idle path down to its
+ * floor, looking every credit_idle_ms / 2 while the grant is above it
+ * (rift_credit_srv_revoke() decides); at the floor, with nothing to
+ * reclaim, it runs only when kicked.  Nothing here
  * runs in a CQ callback but the LOCAL_INV completion, which only queues
  * the work.
  *
@@ -414,15 +416,52 @@ static void rift_srv_pool_revoke(struct rift_srv_path *path)
 }
 
 /*
+ * Whether the work has a reason to run again by itself: the grant is
+ * above the floor (a revoke may come due), or chunks wait for their
+ * reclaim.  At the floor with nothing to reclaim it waits for a kick
+ * instead: an answer that grows the grant queues it again
+ * (rift_srv_pool_grown()), a CREDIT_REL kicks it.  Under cr_mutex, which
+ * the answer holds while it grows the grant, so one of the two sees the
+ * other.
+ */
+static bool rift_srv_pool_rearm(struct rift_srv_path *path)
+{
+	bool rearm;
+
+	lockdep_assert_held(&path->cr_mutex);
+	spin_lock_irq(&path->cr_lock);
+	rearm = path->nr_granted > path->cr_floor || path->cr_inv_nr ||
+		!bitmap_empty(path->cr_reclaim, path->queue_depth);
+	spin_unlock_irq(&path->cr_lock);
+	return rearm;
+}
+
+/**
+ * rift_srv_pool_grown() - an answer grew the grant: watch it for idleness
+ * @path: path with credits; its answer, under cr_mutex
+ *
+ * Queues the pool work in half an idle period unless it is queued
+ * already (a sooner run stays).
+ */
+void rift_srv_pool_grown(struct rift_srv_path *path)
+{
+	lockdep_assert_held(&path->cr_mutex);
+	queue_delayed_work(rift_srv_credit_wq, &path->pool_work,
+			   msecs_to_jiffies(max(path->cr_idle_ms / 2, 1U)));
+}
+
+/*
  * Process context on rift_srv_credit_wq: finish the reclaim whose
  * LOCAL_INVs completed, start the next, revoke an idle path; then run
- * again in half an idle period (sooner when kicked).
+ * again in half an idle period (sooner when kicked) while there is
+ * anything to revoke or reclaim.
  */
 static void rift_srv_pool_work(struct work_struct *work)
 {
 	struct rift_srv_path *path = container_of(to_delayed_work(work),
 						  struct rift_srv_path, pool_work);
 	unsigned long delay = msecs_to_jiffies(max(path->cr_idle_ms / 2, 1U));
+	bool rearm;
 
 	if (READ_ONCE(path->state) != RIFT_SRV_PATH_CONNECTED)
 		return;
@@ -433,10 +472,12 @@ static void rift_srv_pool_work(struct work_struct *work)
 	rift_srv_pool_reclaim_done(path);
 	rift_srv_pool_reclaim(path);
 	rift_srv_pool_revoke(path);
+	rearm = rift_srv_pool_rearm(path);
 	mutex_unlock(&path->cr_mutex);
 	percpu_ref_put(&path->io_ref);
 	/* A kick meanwhile already queued it sooner: keep that. */
-	queue_delayed_work(rift_srv_credit_wq, &path->pool_work, delay);
+	if (rearm)
+		queue_delayed_work(rift_srv_credit_wq, &path->pool_work, delay);
 }
 
 /**

@@ -618,6 +618,7 @@ int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr
 u32 rift_srv_pool_room_chunks(struct rift_srv_path *path);
 void rift_srv_pool_start(struct rift_srv_path *path);
 void rift_srv_pool_kick(struct rift_srv_path *path);
+void rift_srv_pool_grown(struct rift_srv_path *path);
 void rift_srv_pool_stop(struct rift_srv_path *path);
 void rift_srv_pool_path_free(struct rift_srv_path *path);
 u64 rift_srv_path_pinned_bytes(struct rift_srv_path *path);
