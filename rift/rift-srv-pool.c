@@ -97,7 +97,9 @@ int rift_srv_pool_path_init(struct rift_srv_path *path)
  * session (or this one's previous holder of the pages) left.  The
  * segment array comes with the chunk: a path at its floor has two.
  *
- * Return: 0, -ENOSPC if the budget has no room, or another negative errno.
+ * Return: 0, -EDQUOT if the budget has no room (not -ENOSPC, which a
+ * driver's ib_alloc_mr() may return for its own limits, and which must
+ * not be reported as the budget's), or another negative errno.
  */
 int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr *wr)
 {
@@ -111,7 +113,7 @@ int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr
 	if (WARN_ON_ONCE(test_bit(id, path->cr_present)))
 		return -EINVAL;
 	if (!rift_srv_pinned_reserve(size))
-		return -ENOSPC;
+		return -EDQUOT;
 	buf = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	segs = kzalloc(RIFT_SRV_POOL_SEGS_BYTES, GFP_KERNEL);
 	if (!buf || !segs)
@@ -191,7 +193,7 @@ static void rift_srv_pool_chunk_free(struct rift_srv_path *path, u16 id)
  * @wrs: @nr REG_MR WRs, chained, to go out in front of INFO_RSP
  * @table: INFO_RSP's chunk table, @nr entries
  *
- * Return: 0, -ENOSPC when the budget cannot hold the floor, or another
+ * Return: 0, -EDQUOT when the budget cannot hold the floor, or another
  * negative errno; what was allocated goes with the path.
  */
 int rift_srv_pool_admit(struct rift_srv_path *path, u16 nr, struct ib_reg_wr *wrs,
