@@ -422,6 +422,7 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 
 	con->cm_id = cm_id;
 	con->qp = cm_id->qp;
+	con->drained = false;
 	con->port = cm_id->port_num;
 	con->max_send_wr = max_send_wr;
 	con->max_recv_wr = max_recv_wr;
@@ -446,6 +447,24 @@ err_put_dev:
 EXPORT_SYMBOL_GPL(rift_con_create_qp);
 
 /**
+ * rift_con_drain_qp() - drain a connection's QP, once
+ * @con: connection; safe to call twice and on a connection without a QP
+ *
+ * Every posted work request has completed or flushed, and its completion
+ * handler has run, when this returns.  For a caller that must free what
+ * posted WRs still reference before the QP goes (rdma_rw contexts need
+ * the QP to be destroyed); rift_con_destroy_qp() then drains no more.
+ */
+void rift_con_drain_qp(struct rift_con *con)
+{
+	if (con->qp && !con->drained) {
+		ib_drain_qp(con->qp);
+		con->drained = true;
+	}
+}
+EXPORT_SYMBOL_GPL(rift_con_drain_qp);
+
+/**
  * rift_con_destroy_qp() - drain and destroy a connection's QP
  * @con: connection; safe to call twice and on a connection without a QP.
  *	->cm_id may already be destroyed (set to NULL) by then.
@@ -458,7 +477,7 @@ EXPORT_SYMBOL_GPL(rift_con_create_qp);
 void rift_con_destroy_qp(struct rift_con *con)
 {
 	if (con->qp) {
-		ib_drain_qp(con->qp);
+		rift_con_drain_qp(con);
 		if (con->cm_id && con->cm_id->qp == con->qp)
 			rdma_destroy_qp(con->cm_id);
 		else

@@ -138,6 +138,8 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
  * @direct_cq: the owner polls @cq itself (IB_POLL_DIRECT): set before
  *	rift_con_create_qp(); the CQ pool has no DIRECT CQs, so such a
  *	connection gets a CQ of its own
+ * @drained: @qp was drained (rift_con_drain_qp()), so destroying it
+ *	drains no more
  * @max_send_wr: send queue depth
  * @max_recv_wr: receive queue depth
  * @max_send_sge: scatter/gather entries per send WR
@@ -163,6 +165,7 @@ struct rift_con {
 	struct ib_cq		*cq;
 	u32			cq_size;
 	bool			direct_cq;
+	bool			drained;
 	u32			max_send_wr;
 	u32			max_recv_wr;
 	u32			max_send_sge;
@@ -192,6 +195,7 @@ static inline bool rift_con_on_port(struct rift_con *con, struct rift_dev *dev,
 
 int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 		       u32 max_send_wr, u32 max_recv_wr, int comp_vector);
+void rift_con_drain_qp(struct rift_con *con);
 void rift_con_destroy_qp(struct rift_con *con);
 void rift_con_put_dev(struct rift_con *con);
 bool rift_con_signal_n(struct rift_con *con, u32 nr_wr);

@@ -147,7 +147,11 @@ static void rift_srv_path_free_work(struct work_struct *work)
 	struct rift_srv_sess *sess = path->sess;
 	u32 i;
 
-	/* Memory credits: the chunks granted or on their way back. */
+	/*
+	 * Memory credits: the chunks the ULP held at close (the others went
+	 * back in rift_srv_pool_stop()), or all of them if setup failed
+	 * before the close work could run.
+	 */
 	rift_srv_pool_path_free(path);
 	for (i = 0; i < path->nr_chunks; i++)
 		free_pages_exact(path->chunks[i], sess->chunk_size);
@@ -298,6 +302,13 @@ static void rift_srv_con_free(struct rift_srv_con *con)
 	if (!con->c.cm_id)
 		return;
 	ib_dev = con->c.cm_id->device;
+	/*
+	 * A response posted only in part left its rd to this: its WRITEs
+	 * on the QP (and their flush completions) use it up to the drain,
+	 * and destroying its rdma_rw contexts needs the QP still there.
+	 */
+	rift_con_drain_qp(&con->c);
+	rift_srv_con_free_parked(con);
 	rift_con_destroy_qp(&con->c);
 	rift_con_rx_free(&con->c, ib_dev);
 	rift_iu_free(ib_dev, con->info_rx);

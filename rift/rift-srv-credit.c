@@ -223,6 +223,13 @@ static void rift_srv_credit_answer(struct rift_srv_path *path)
 	got = rift_srv_credit_alloc(path, n, ids, regs);
 
 	spin_lock_irqsave(&path->cr_lock, flags);
+	/*
+	 * The new chunks' pointers, scatterlists, MRs and segment arrays
+	 * (rift_srv_pool_chunk_get()) are stored before their grant bits:
+	 * rift_srv_op_start() reads them once it saw the bit, with acquire.
+	 * The lock's acquire alone does not order earlier stores.
+	 */
+	smp_wmb();
 	nr_msgs = max_t(u16, 1, DIV_ROUND_UP(got, RIFT_CREDIT_MAX_GRANTS));
 	for (i = 0; i < nr_msgs; i++) {
 		memset(&c, 0, sizeof(c));
@@ -272,6 +279,9 @@ static void rift_srv_credit_answer(struct rift_srv_path *path)
 		goto out;
 	}
 	this_cpu_add(path->stats->credits, nr_msgs);
+	/* Above the floor now: the pool work watches it for idleness. */
+	if (got)
+		rift_srv_pool_grown(path);
 out:
 	mutex_unlock(&path->cr_mutex);
 }
@@ -377,12 +387,28 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 		return false;
 	}
 	/*
+	 * The grant goes first, then the op is looked at: a request on the
+	 * chunk that crosses the release (rift_srv_op_start() sets BUSY and
+	 * clears POSTING, then looks at the grant, a full barrier between)
+	 * either finds the grant gone and fails the path, or is seen here
+	 * and the release fails it.  Tested the other way round, a request
+	 * taking the op between the test and the clear would reach the ULP
+	 * on a chunk given back (Dekker: each side stores, then loads what
+	 * the other stored).
+	 */
+	clear_bit(imm->chunk, path->cr_granted);
+	path->nr_granted--;
+	/* The grant's clear before the looks at BUSY and POSTING: above. */
+	smp_mb();
+	/*
 	 * At the ULP until its answer is being posted: the client gives a
 	 * chunk back only once it has that answer.  Its answer having been
 	 * posted (BUSY clear, or POSTING) does not mean the device is done
 	 * with the chunk: a read's WRITEs or an always-invalidate REG_MR may
 	 * still be queued on its connection.  The pool frees it only once
-	 * they completed (rift_srv_pool_reclaim(), the op's tx_out).
+	 * they completed (rift_srv_pool_reclaim(), the op's tx_out).  A
+	 * release that fails leaves the chunk out of cr_reclaim: the path's
+	 * teardown frees it once the ULP answered.
 	 */
 	op = &path->ops[imm->chunk];
 	if (test_bit(RIFT_SRV_OP_BUSY, &op->flags) &&
@@ -391,8 +417,6 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm)
 		rift_srv_path_fail(path, "release of a chunk in use");
 		return false;
 	}
-	clear_bit(imm->chunk, path->cr_granted);
-	path->nr_granted--;
 	/*
 	 * The pool work invalidates its key once its answers are complete
 	 * on the device, then frees it.

@@ -169,7 +169,7 @@ static unsigned int setup_timeout_ms = 20000;
 /* 0 until module init sets it to a quarter of RAM. */
 static unsigned int max_pinned_mb;
 static unsigned int credit_floor;
-/* 0: the budget is max_pinned_mb, as before memory credits. */
+/* 0: the budget is max_pinned_mb, as before memory credits; never above it. */
 static unsigned int pool_mb;
 static unsigned int credit_idle_ms = 1000;
 
@@ -221,13 +221,13 @@ MODULE_PARM_DESC(setup_timeout_ms,
 		 "A path that has not finished its INFO exchange within this long is closed, 1000..600000 (default 20000)");
 module_param_cb(max_pinned_mb, &rift_srv_ranged_ops, &max_pinned_mb, 0644);
 MODULE_PARM_DESC(max_pinned_mb,
-		 "MiB of chunk memory all sessions together may pin; a path over it is refused (default: a quarter of RAM)");
+		 "MiB of chunk memory all sessions together may pin; a path over it is refused; caps pool_mb too (default: a quarter of RAM)");
 module_param_cb(credit_floor, &rift_srv_ranged_ops, &credit_floor, 0644);
 MODULE_PARM_DESC(credit_floor,
 		 "Chunks a new path of a client offering memory credits is granted at admission and never revoked below, 0..4096, raised to 2 (or the queue depth if smaller); 0 grants the whole queue depth and turns the feature off (default 0)");
 module_param_cb(pool_mb, &rift_srv_ranged_ops, &pool_mb, 0644);
 MODULE_PARM_DESC(pool_mb,
-		 "MiB of chunk memory all paths together may hold: the budget grants and admissions draw from; 0 uses max_pinned_mb (default 0)");
+		 "MiB of chunk memory all paths together may hold: the budget grants and admissions draw from, never above max_pinned_mb; 0 uses max_pinned_mb (default 0)");
 module_param_cb(credit_idle_ms, &rift_srv_ranged_ops, &credit_idle_ms, 0644);
 MODULE_PARM_DESC(credit_idle_ms,
 		 "A path with memory credits that received no request for this long is revoked down to credit_floor, 10..3600000 (default 1000)");
@@ -280,15 +280,18 @@ static atomic64_t rift_srv_pinned_total = ATOMIC64_INIT(0);
 static atomic_t rift_srv_nr_sess_total = ATOMIC_INIT(0);
 
 /*
- * The budget: pool_mb once set, else max_pinned_mb, so that a server that
- * sets neither pool_mb nor credit_floor counts and refuses exactly as
- * before memory credits.
+ * The budget: pool_mb once set, capped by max_pinned_mb, else
+ * max_pinned_mb, so that a server that sets neither pool_mb nor
+ * credit_floor counts and refuses exactly as before memory credits, and
+ * no pool_mb lifts the cap on pinned memory (a quarter of RAM unless
+ * set).  Both are read once: the name of a refusal may still name the
+ * other if one changes meanwhile.
  */
 static u64 rift_srv_budget(void)
 {
-	unsigned int mb = READ_ONCE(pool_mb);
+	unsigned int mb = READ_ONCE(pool_mb), max = READ_ONCE(max_pinned_mb);
 
-	return (u64)(mb ? mb : READ_ONCE(max_pinned_mb)) << 20;
+	return (u64)(mb ? min(mb, max) : max) << 20;
 }
 
 /**
@@ -313,11 +316,14 @@ bool rift_srv_pinned_reserve(u64 bytes)
  *
  * For refusals, which must name what an administrator has to raise.
  *
- * Return: "pool_mb" once it is set, else "max_pinned_mb".
+ * Return: "pool_mb" once it is set and not above max_pinned_mb, else
+ * "max_pinned_mb".
  */
 const char *rift_srv_budget_name(void)
 {
-	return READ_ONCE(pool_mb) ? "pool_mb" : "max_pinned_mb";
+	unsigned int mb = READ_ONCE(pool_mb);
+
+	return mb && mb <= READ_ONCE(max_pinned_mb) ? "pool_mb" : "max_pinned_mb";
 }
 
 /**

@@ -536,8 +536,12 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		err = rift_srv_pool_admit(path, nr_table, wrs, table);
 	else
 		err = rift_srv_path_reg_chunks(path, wrs, table);
-	if (err == -ENOSPC) {
-		/* The floor does not fit the budget. */
+	if (err == -EDQUOT) {
+		/*
+		 * The floor does not fit the budget (rift_srv_pool_chunk_get());
+		 * the client is told ENOSPC, as for an old client's queue depth.
+		 * An -ENOSPC is the driver's (ib_alloc_mr()), reported below.
+		 */
 		rift_srv_path_refuse(path, ENOSPC, "%s reached", rift_srv_budget_name());
 		goto out;
 	}

@@ -38,6 +38,7 @@ struct rift_srv_rd_seg {
  * @credits: send WRs taken from @con->rd_credits
  * @op: memory credits: the op whose @tx_out this answer holds, dropped
  *	once the WRITEs are complete and their mappings gone; else NULL
+ * @park: on @con->rd_parked after a post that failed half way
  * @seg: one per client segment
  *
  * Allocated per response rather than per op: the op is free again as soon
@@ -51,6 +52,7 @@ struct rift_srv_rd {
 	u32			nr;
 	u32			credits;
 	struct rift_srv_op	*op;
+	struct llist_node	park;
 	struct rift_srv_rd_seg	seg[];
 };
 
@@ -152,6 +154,23 @@ static void rift_srv_rd_free(struct rift_srv_rd *rd)
 				    &rd->seg[i].sg, 1, DMA_TO_DEVICE);
 	atomic_add(rd->credits, &rd->con->rd_credits);
 	kfree(rd);
+}
+
+/**
+ * rift_srv_con_free_parked() - free the read responses a failed post left
+ * @con: connection whose QP is drained and not destroyed yet
+ *
+ * Their posted WRITEs have completed or flushed, and the completions have
+ * run: nothing uses them any more.  Their ops' @tx_out stays raised, as
+ * for every failed post: the chunks wait for the path's teardown.
+ */
+void rift_srv_con_free_parked(struct rift_srv_con *con)
+{
+	struct llist_node *list = llist_del_all(&con->rd_parked);
+	struct rift_srv_rd *rd, *tmp;
+
+	llist_for_each_entry_safe(rd, tmp, list, park)
+		rift_srv_rd_free(rd);
 }
 
 static void rift_srv_rd_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -277,6 +296,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	struct rift_srv_path *path = op->path;
 	struct rift_srv_con *con = op->con;
 	struct ib_send_wr wr = {}, *first = &wr, *head = &wr;
+	const struct ib_send_wr *bad_wr = NULL;
 	struct ib_reg_wr reg = {};
 	struct ib_sge sge;
 	struct rift_imm imm = {
@@ -285,6 +305,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 		.gen	= op->rsp_gen,
 	};
 	u32 sync_len = op->sync_len;
+	u16 chunk = op->chunk;
 	int ret;
 
 	if (path->always_inv) {
@@ -365,20 +386,47 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 
 	local_bh_disable();
 	set_bit(RIFT_SRV_OP_POSTING, &op->flags);
-	ret = ib_post_send(con->c.cm_id->qp, first, NULL);
+	ret = ib_post_send(con->c.cm_id->qp, first, &bad_wr);
 	/*
 	 * POSTING stays set: cleared here first, a request arriving before
 	 * BUSY goes would find BUSY alone.  The next taker clears it.
 	 */
 	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 	local_bh_enable();
+	/*
+	 * Memory credits: a chunk given back while this post ran was left
+	 * by the pool work for BUSY; it runs again now instead of polling.
+	 * The barrier pairs with the one in rift_srv_pool_reclaim() between
+	 * its look at cr_reclaim and at BUSY: it saw BUSY clear, or this
+	 * sees the bit.  @chunk, not @op: the op may carry another request.
+	 */
+	if (path->credits) {
+		/* BUSY's clear before the look at cr_reclaim: above. */
+		smp_mb();
+		if (test_bit(chunk, path->cr_reclaim))
+			rift_srv_pool_kick(path);
+	}
 	if (ret) {
 		/*
 		 * @tx_out stays raised: part of the chain may be posted, so the
 		 * chunk waits for the path's teardown (QPs destroyed first).
+		 * Drivers post a chain WR by WR and stop at the one that
+		 * fails (@bad_wr): the read's WRITEs before it are on the QP,
+		 * unsignalled, and use the rd (@err_cqe, for their flush) and
+		 * its DMA mappings until the QP is drained.  So the rd is
+		 * freed here only if none of it was posted; else it waits for
+		 * the close work's drain on its connection's list.  A driver
+		 * that leaves @bad_wr unset counts as having posted some.
 		 */
-		if (first != head)
-			rift_srv_rd_free(container_of(wr.wr_cqe, struct rift_srv_rd, cqe));
+		if (first != head) {
+			struct rift_srv_rd *rd = container_of(wr.wr_cqe, struct rift_srv_rd,
+							      cqe);
+
+			if (bad_wr == first)
+				rift_srv_rd_free(rd);
+			else
+				llist_add(&rd->park, &con->rd_parked);
+		}
 		rift_srv_path_fail(path, "cannot post a response: %d", ret);
 	}
 }
@@ -500,15 +548,23 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	/*
 	 * Memory credits: a CREDIT_REL of this chunk on connection 0 may have
 	 * crossed the request since the caller checked the grant.  The op is
-	 * ours now, so the pool work, which frees a given-back chunk only
-	 * while its op is not BUSY, sees it (pairs with the barrier in
-	 * rift_srv_pool_reclaim()); look at the grant again before touching
-	 * the chunk, which may be on its way back.
+	 * ours now (BUSY set, POSTING clear); look at the grant again before
+	 * touching the chunk, which may be on its way back.  Dekker with
+	 * rift_srv_credit_rel(), which clears the grant and then looks at
+	 * BUSY and POSTING: one of the two sides sees the other and fails
+	 * the path.  The pool work, which frees a given-back chunk only
+	 * while its op is not BUSY, sees it too (the barrier in
+	 * rift_srv_pool_reclaim()).
 	 */
 	if (path->credits) {
-		/* BUSY set before the grant is read: see above. */
+		/* BUSY set and POSTING cleared before the grant is read. */
 		smp_mb__after_atomic();
-		if (!rift_srv_credit_granted(path, imm->chunk)) {
+		/*
+		 * Acquire: the chunk's memory, scatterlist and segment array
+		 * are read below, published before the bit (the smp_wmb() in
+		 * rift_srv_credit_answer()).
+		 */
+		if (!test_bit_acquire(imm->chunk, path->cr_granted)) {
 			clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 			rift_srv_path_fail(path, "request names a chunk not granted");
 			return NULL;

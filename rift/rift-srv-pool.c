@@ -25,11 +25,14 @@
  *     work deregisters the MR, unmaps and frees the memory and releases
  *     the budget.
  *
- * A path that closes gives back what it holds as before: its QPs are
- * drained and destroyed (every answer's completion, flushed or not, has
- * run) and its ULP answered every request first.  The same work
- * revokes the grant of an idle path down to its floor every
- * credit_idle_ms / 2 (rift_credit_srv_revoke() decides).  Nothing here
+ * A path that closes gives back what it holds once its QPs are drained
+ * and destroyed (every answer's completion, flushed or not, has run): at
+ * once each chunk whose op the ULP does not hold (rift_srv_pool_stop()),
+ * the others once the ULP answered them (rift_srv_pool_path_free()).
+ * The pool work also revokes the grant of an idle path down to its
+ * floor, looking every credit_idle_ms / 2 while the grant is above it
+ * (rift_credit_srv_revoke() decides); at the floor, with nothing to
+ * reclaim, it runs only when kicked.  Nothing here
  * runs in a CQ callback but the LOCAL_INV completion, which only queues
  * the work.
  *
@@ -94,7 +97,9 @@ int rift_srv_pool_path_init(struct rift_srv_path *path)
  * session (or this one's previous holder of the pages) left.  The
  * segment array comes with the chunk: a path at its floor has two.
  *
- * Return: 0, -ENOSPC if the budget has no room, or another negative errno.
+ * Return: 0, -EDQUOT if the budget has no room (not -ENOSPC, which a
+ * driver's ib_alloc_mr() may return for its own limits, and which must
+ * not be reported as the budget's), or another negative errno.
  */
 int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr *wr)
 {
@@ -108,7 +113,7 @@ int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr
 	if (WARN_ON_ONCE(test_bit(id, path->cr_present)))
 		return -EINVAL;
 	if (!rift_srv_pinned_reserve(size))
-		return -ENOSPC;
+		return -EDQUOT;
 	buf = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	segs = kzalloc(RIFT_SRV_POOL_SEGS_BYTES, GFP_KERNEL);
 	if (!buf || !segs)
@@ -188,7 +193,7 @@ static void rift_srv_pool_chunk_free(struct rift_srv_path *path, u16 id)
  * @wrs: @nr REG_MR WRs, chained, to go out in front of INFO_RSP
  * @table: INFO_RSP's chunk table, @nr entries
  *
- * Return: 0, -ENOSPC when the budget cannot hold the floor, or another
+ * Return: 0, -EDQUOT when the budget cannot hold the floor, or another
  * negative errno; what was allocated goes with the path.
  */
 int rift_srv_pool_admit(struct rift_srv_path *path, u16 nr, struct ib_reg_wr *wrs,
@@ -274,39 +279,43 @@ static void rift_srv_pool_reclaim_done(struct rift_srv_path *path)
 
 /*
  * Post the LOCAL_INVs of chunks given back, one batch at a time, the
- * batch's last WR signalled (send WRs complete in order).  A chunk whose
- * op is still BUSY had its answer's post running when the CREDIT_REL
- * came: it waits for the next run.  One whose answers are posted but not
- * complete (tx_out) waits for the last of them, which kicks the work
- * (rift_srv_op_tx_done()).  Caller holds the io_ref.
- *
- * Return: true if chunks are left for a later run.
+ * batch's last WR signalled (send WRs complete in order).  Every chunk
+ * left behind has something that runs the work again, so nothing polls:
+ * one whose op is still BUSY had its answer's post running when the
+ * CREDIT_REL came, and the post's end kicks the work
+ * (rift_srv_send_rsp()); one whose answers are posted but not complete
+ * (tx_out) waits for the last of them, which kicks it
+ * (rift_srv_op_tx_done()); one beyond the batch waits for the batch's
+ * LOCAL_INV completion, which kicks it.  Caller holds the io_ref.
  */
-static bool rift_srv_pool_reclaim(struct rift_srv_path *path)
+static void rift_srv_pool_reclaim(struct rift_srv_path *path)
 {
 	struct ib_send_wr wrs[RIFT_SRV_POOL_INV_BATCH] = {};
 	struct rift_srv_con *con = &path->cons[0];
 	unsigned long bit;
-	bool left = false;
 	u16 nr = 0, i;
 	int err;
 
 	lockdep_assert_held(&path->cr_mutex);
 	if (path->cr_inv_nr)
-		return false;
-	/*
-	 * Pairs with the barrier after rift_srv_op_take() in the IO path: a
-	 * request that took the op before CREDIT_REL cleared the grant is
-	 * seen BUSY here, one that took it after sees the grant gone.
-	 */
-	smp_mb();
+		return;
 	spin_lock_irq(&path->cr_lock);
+	/*
+	 * The bits of cr_reclaim and the grant's clears were stored under
+	 * cr_lock, so they are seen here; the full barrier orders them
+	 * before the looks at BUSY.  It pairs with the barrier after
+	 * rift_srv_op_take() in the IO path (a request that took the op
+	 * before CREDIT_REL cleared the grant is seen BUSY here, one that
+	 * took it after sees the grant gone), and with the one after the
+	 * post in rift_srv_send_rsp() (a post seen BUSY here sees the bit
+	 * there, and kicks the work).
+	 */
+	smp_mb__after_spinlock();
 	for_each_set_bit(bit, path->cr_reclaim, path->queue_depth) {
-		if (nr == RIFT_SRV_POOL_INV_BATCH ||
-		    test_bit(RIFT_SRV_OP_BUSY, &path->ops[bit].flags)) {
-			left = true;
+		if (nr == RIFT_SRV_POOL_INV_BATCH)
+			break;
+		if (test_bit(RIFT_SRV_OP_BUSY, &path->ops[bit].flags))
 			continue;
-		}
 		/*
 		 * BUSY went after tx_out was raised (release); and pairs with
 		 * the barrier of the decrement in rift_srv_op_tx_done(): it
@@ -320,7 +329,7 @@ static bool rift_srv_pool_reclaim(struct rift_srv_path *path)
 	}
 	spin_unlock_irq(&path->cr_lock);
 	if (!nr)
-		return left;
+		return;
 	for (i = 0; i < nr; i++) {
 		wrs[i].opcode = IB_WR_LOCAL_INV;
 		wrs[i].ex.invalidate_rkey = path->mrs[path->cr_inv[i]]->rkey;
@@ -335,7 +344,6 @@ static bool rift_srv_pool_reclaim(struct rift_srv_path *path)
 	err = ib_post_send(con->c.qp, wrs, NULL);
 	if (err)
 		rift_srv_path_fail(path, "cannot post a chunk reclaim: %d", err);
-	return left;
 }
 
 /*
@@ -410,16 +418,52 @@ static void rift_srv_pool_revoke(struct rift_srv_path *path)
 }
 
 /*
+ * Whether the work has a reason to run again by itself: the grant is
+ * above the floor (a revoke may come due), or chunks wait for their
+ * reclaim.  At the floor with nothing to reclaim it waits for a kick
+ * instead: an answer that grows the grant queues it again
+ * (rift_srv_pool_grown()), a CREDIT_REL kicks it.  Under cr_mutex, which
+ * the answer holds while it grows the grant, so one of the two sees the
+ * other.
+ */
+static bool rift_srv_pool_rearm(struct rift_srv_path *path)
+{
+	bool rearm;
+
+	lockdep_assert_held(&path->cr_mutex);
+	spin_lock_irq(&path->cr_lock);
+	rearm = path->nr_granted > path->cr_floor || path->cr_inv_nr ||
+		!bitmap_empty(path->cr_reclaim, path->queue_depth);
+	spin_unlock_irq(&path->cr_lock);
+	return rearm;
+}
+
+/**
+ * rift_srv_pool_grown() - an answer grew the grant: watch it for idleness
+ * @path: path with credits; its answer, under cr_mutex
+ *
+ * Queues the pool work in half an idle period unless it is queued
+ * already (a sooner run stays).
+ */
+void rift_srv_pool_grown(struct rift_srv_path *path)
+{
+	lockdep_assert_held(&path->cr_mutex);
+	queue_delayed_work(rift_srv_credit_wq, &path->pool_work,
+			   msecs_to_jiffies(max(path->cr_idle_ms / 2, 1U)));
+}
+
+/*
  * Process context on rift_srv_credit_wq: finish the reclaim whose
  * LOCAL_INVs completed, start the next, revoke an idle path; then run
- * again in half an idle period (sooner while chunks wait for their
- * answer's post).
+ * again in half an idle period (sooner when kicked) while there is
+ * anything to revoke or reclaim.
  */
 static void rift_srv_pool_work(struct work_struct *work)
 {
 	struct rift_srv_path *path = container_of(to_delayed_work(work),
 						  struct rift_srv_path, pool_work);
 	unsigned long delay = msecs_to_jiffies(max(path->cr_idle_ms / 2, 1U));
+	bool rearm;
 
 	if (READ_ONCE(path->state) != RIFT_SRV_PATH_CONNECTED)
 		return;
@@ -428,13 +472,14 @@ static void rift_srv_pool_work(struct work_struct *work)
 		return;
 	mutex_lock(&path->cr_mutex);
 	rift_srv_pool_reclaim_done(path);
-	if (rift_srv_pool_reclaim(path))
-		delay = 1;
+	rift_srv_pool_reclaim(path);
 	rift_srv_pool_revoke(path);
+	rearm = rift_srv_pool_rearm(path);
 	mutex_unlock(&path->cr_mutex);
 	percpu_ref_put(&path->io_ref);
 	/* A kick meanwhile already queued it sooner: keep that. */
-	queue_delayed_work(rift_srv_credit_wq, &path->pool_work, delay);
+	if (rearm)
+		queue_delayed_work(rift_srv_credit_wq, &path->pool_work, delay);
 }
 
 /**
@@ -443,19 +488,46 @@ static void rift_srv_pool_work(struct work_struct *work)
  *
  * No work runs or is queued afterwards, and every chunk's key is dead:
  * the MRs are deregistered and the memory unmapped here, while the
- * device is still there; the memory itself stays until the ULP answered
- * every request (rift_srv_pool_path_free()).
+ * device is still there.  The memory of a chunk whose op is not BUSY goes
+ * back to the budget here too, so that the path's next instance (a
+ * reconnect) does not find the budget still held by this one's idle
+ * chunks; a chunk the ULP holds stays until it answered
+ * (rift_srv_pool_path_free()).
+ *
+ * Nothing can touch a chunk freed here afterwards: its op is not BUSY,
+ * so no request on it is at the ULP, and none can start (the QPs and
+ * their CQs are gone, so no receive runs rift_srv_op_start()); an op
+ * becomes BUSY nowhere else.  Every WR that used it has completed or
+ * flushed (drained), a half-posted read's rd is freed
+ * (rift_srv_con_free_parked()), the answer and pool works are cancelled
+ * and nothing can queue them (their kicks come from completions and from
+ * posts under the io_ref, which is dead).  The INFO work, the only other
+ * allocator, runs on the same ordered workqueue as this close work.
  */
 void rift_srv_pool_stop(struct rift_srv_path *path)
 {
 	unsigned long bit;
+	u32 freed = 0;
 
 	if (!path->cr_present)
 		return;
 	cancel_delayed_work_sync(&path->pool_work);
-	for_each_set_bit(bit, path->cr_present, path->queue_depth)
+	for_each_set_bit(bit, path->cr_present, path->queue_depth) {
 		rift_srv_pool_chunk_unreg(path, bit);
+		/*
+		 * Acquire: pairs with the release of BUSY in rift_srv_resp()
+		 * (or its post), so that the ULP's last use of the chunk
+		 * comes before the free.  Clearing the current bit does not
+		 * upset the walk.
+		 */
+		if (!test_bit_acquire(RIFT_SRV_OP_BUSY, &path->ops[bit].flags)) {
+			rift_srv_pool_chunk_free(path, bit);
+			freed++;
+		}
+	}
 	path->cr_inv_nr = 0;
+	pr_debug("%s: %u chunks back to the budget at close, %u held by the ULP\n",
+		 path->base.name, freed, READ_ONCE(path->nr_present));
 }
 
 /**

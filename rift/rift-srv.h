@@ -43,6 +43,7 @@
 #include <linux/completion.h>
 #include <linux/percpu.h>
 #include <linux/percpu-refcount.h>
+#include <linux/llist.h>
 #include <linux/wait.h>
 #include <linux/ratelimit.h>
 
@@ -285,6 +286,9 @@ struct rift_srv_sess {
  * @info_rx: INFO_REQ buffer (connection 0 until INFO_REQ is processed)
  * @tx_cqe: completion of responses to writes and of HB_ACKs
  * @rd_credits: send WRs left for the RDMA WRITEs of reads
+ * @rd_parked: read responses whose chain was posted only in part: WRs
+ *	already on the QP still use them, so they are freed only once the QP
+ *	is drained, before it is destroyed (rift_srv_con_free_parked())
  */
 struct rift_srv_con {
 	struct rift_srv_cm_tag	tag;
@@ -295,6 +299,7 @@ struct rift_srv_con {
 	struct rift_iu		*info_rx;
 	struct ib_cqe		tx_cqe;
 	atomic_t		rd_credits;
+	struct llist_head	rd_parked;
 };
 
 /**
@@ -619,6 +624,7 @@ int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr
 u32 rift_srv_pool_room_chunks(struct rift_srv_path *path);
 void rift_srv_pool_start(struct rift_srv_path *path);
 void rift_srv_pool_kick(struct rift_srv_path *path);
+void rift_srv_pool_grown(struct rift_srv_path *path);
 void rift_srv_pool_stop(struct rift_srv_path *path);
 void rift_srv_pool_path_free(struct rift_srv_path *path);
 u64 rift_srv_path_pinned_bytes(struct rift_srv_path *path);
@@ -649,6 +655,7 @@ bool rift_srv_credit_rel(struct rift_srv_con *con, const struct rift_imm *imm);
 /* rift-srv-io.c */
 void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_srv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+void rift_srv_con_free_parked(struct rift_srv_con *con);
 int rift_srv_path_init_ops(struct rift_srv_path *path, bool per_chunk_segs);
 
 /* rift-srv-info.c */

@@ -1224,6 +1224,59 @@ bool case_credit_reclaim_after_answer(const struct peer_case *tc)
 	return ok;
 }
 
+/* Rounds of case_credit_rel_race(), and how long its request is held. */
+#define CREDIT_RACE_ROUNDS	6
+#define CREDIT_RACE_HOLD_MS	200
+
+/*
+ * A request on a chunk and a CREDIT_REL of the same chunk, sent back to
+ * back on two connections (request on 1, release on 0), so that the
+ * server's two receive handlers race: the release clears the grant and
+ * then looks at the op, the request takes the op and then looks at the
+ * grant.  Whichever comes first, the path must close ("request names a
+ * chunk not granted" or "release of a chunk in use"): rift-test-srv holds
+ * the request at the ULP, so it cannot be answered before the release
+ * lands, and no order of the two is a client keeping to the rules.
+ * Before the Dekker pairing the request could reach the ULP on a chunk
+ * already given back, and the path stay up.  Both orders of sending,
+ * several rounds: the window is narrow, the outcome is the same in all.
+ */
+bool case_credit_rel_race(const struct peer_case *tc)
+{
+	u16 granted, x = CREDIT_FLOOR, round;
+	u8 data[512];
+	struct path p;
+	bool ok = true, rel_first;
+
+	(void)tc;
+	pattern(data, sizeof(data), 96);
+	for (round = 0; ok && round < CREDIT_RACE_ROUNDS; round++) {
+		rel_first = round & 1;
+		granted = CREDIT_FLOOR;
+		ok = credit_path_up_cons(&p, 2, CREDIT_FLOOR, RIFT_FEAT_CREDITS,
+					 CREDIT_IDLE_NEVER_MS) &&
+		     credit_take_answer(&p, CREDIT_FLOOR + 1, &granted) &&
+		     EXPECT(granted == CREDIT_FLOOR + 1, "%u granted", granted) &&
+		     set_param("rift_test_srv", "delay_offset", CREDIT_OFF) &&
+		     set_param("rift_test_srv", "delay_next_ms", CREDIT_RACE_HOLD_MS);
+		if (ok && rel_first)
+			ok = send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, x, 0)) &&
+			     test_write_post(&p, p.con[1], x, 0, CREDIT_OFF, data,
+					     sizeof(data));
+		else if (ok)
+			ok = test_write_post(&p, p.con[1], x, 0, CREDIT_OFF, data,
+					     sizeof(data)) &&
+			     send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, x, 0));
+		ok = ok && expect_closed(p.con[0]);
+		if (!ok)
+			diag("round %u (%s first)", round, rel_first ? "release" : "request");
+		/* A request refused before the ULP leaves the hold armed. */
+		set_param("rift_test_srv", "delay_next_ms", 0);
+		path_down(&p);
+	}
+	return ok;
+}
+
 /* A number from a sysfs file, -1 if it cannot be read. */
 static long long read_ll(const char *file)
 {

@@ -185,6 +185,7 @@ static const struct peer_case cases[] = {
 	CASE("credit_revoke",			case_credit_revoke),
 	CASE("credit_pool_enospc",		case_credit_pool_enospc),
 	CASE("credit_reclaim_after_answer",	case_credit_reclaim_after_answer),
+	CASE("credit_rel_race",			case_credit_rel_race),
 };
 
 static void overrun(int sig)

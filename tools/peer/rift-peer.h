@@ -206,5 +206,6 @@ bool case_credit_cancel_ungranted(const struct peer_case *tc);
 bool case_credit_revoke(const struct peer_case *tc);
 bool case_credit_pool_enospc(const struct peer_case *tc);
 bool case_credit_reclaim_after_answer(const struct peer_case *tc);
+bool case_credit_rel_race(const struct peer_case *tc);
 
 #endif /* _RIFT_PEER_H */
