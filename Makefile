@@ -18,6 +18,10 @@
 #   make demo          boot a VM over Soft-RoCE and show Rift at work
 #   make bench         fio/perftest numbers: riftblk vs nvme-rdma, RNBD and
 #                      the raw verbs limit, in one VM (never pass/fail)
+#   make bench-idle63  memory credits: one busy riftblk session's 4k QD32
+#                      IOPS and p99 beside 63 idle sessions and alone, the
+#                      idle paths' held_bytes, in one VM (never pass/fail;
+#                      BENCH_PEERS=rift-idle63 make bench)
 #   make check-612     build warning-free (W=1, sparse) for Debian's
 #                      Linux 6.12 and run the transport and riftblk_io
 #                      selftests on it (T= for others; tools/kernel-612.sh
@@ -63,7 +67,7 @@ RIFT_CONFIG = CONFIG_RIFT=m CONFIG_RIFT_CLIENT=m CONFIG_RIFT_SERVER=m \
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(RIFT_CONFIG)
 
-.PHONY: all modules riftctl deps check check-long check-debug check-612 check-packages debug-kernel demo bench selftest unit fuzz install clean clean-modules soak help
+.PHONY: all modules riftctl deps check check-long check-debug check-612 check-packages debug-kernel demo bench bench-idle63 selftest unit fuzz install clean clean-modules soak help
 
 all: modules riftctl
 
@@ -113,6 +117,9 @@ demo:
 
 bench:
 	$(CURDIR)/tools/bench/bench.sh
+
+bench-idle63:
+	BENCH_PEERS=rift-idle63 $(CURDIR)/tools/bench/bench.sh
 
 soak:
 	$(CURDIR)/tools/soak.sh "$(SOAK_MIN)" "$(SOAK_KILL_MIN)"

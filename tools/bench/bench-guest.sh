@@ -17,12 +17,17 @@
 # down under a verified QD16 fio and comes back).  Every fio job also
 # records the VM's busy CPU time (/proc/stat) for CPU time per IO.
 #
+# The peer rift-idle63 (only if named in BENCH_PEERS; `make bench-idle63`)
+# is memory credits' scenario of its own, one busy riftblk session with
+# 63 idle ones connected and without them: tools/bench/bench-idle63.sh.
+#
 # Environment: BENCH_RUNTIME (s per fio job, 10), BENCH_REPS (3),
 # BENCH_PEERS (default: raw local rift-1p rift-2p rift-ai rift-fai nvme
 # nvme-mp rnbd rnbd-2p), BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build),
 # BENCH_PROFILE (fio job names to sample with perf, comma-separated; see
 # profile_start), BENCH_FO_DOWN (s the link stays down in the failover
-# job, 15).
+# job, 15); for rift-idle63 BENCH_IDLE_N (idle sessions, 63) and
+# BENCH_IDLE_MS (the server's credit_idle_ms, 1000).
 set -uo pipefail
 # shellcheck source=selftests/lib.sh
 cd "$RIFT_TREE/selftests" && . ./lib.sh
@@ -941,6 +946,10 @@ nullbfo_del()
 	rmdir "$d"
 }
 
+# --- memory credits: one busy session beside 63 idle ones ---------------
+# shellcheck source=tools/bench/bench-idle63.sh
+. "$RIFT_TREE/tools/bench/bench-idle63.sh"
+
 # --- main ----------------------------------------------------------------
 log "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo)"
 log "runtime ${RUNTIME}s per job, $REPS repetitions, peers: ${PEERS[*]}"
@@ -969,7 +978,7 @@ step 20 sleep 5
 read -r -a c1 <<<"$(counters)"
 idle=$(awk -v b=$((c1[4] - c0[4])) -v t=$((c1[5] - c0[5])) 'BEGIN { printf "%.1f", t ? 100 * b / t : 0 }')
 log "idle VM: ${idle}% of its CPU time busy"
-echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')"),\"clk_tck\":$(getconf CLK_TCK),\"idle_busy_pct\":$idle,\"poll_queues\":$POLLQ,\"fo_down_s\":$FO_DOWN,\"mem_settle_s\":$MEM_SETTLE}" > "$OUT/meta.json"
+echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')"),\"clk_tck\":$(getconf CLK_TCK),\"idle_busy_pct\":$idle,\"poll_queues\":$POLLQ,\"fo_down_s\":$FO_DOWN,\"mem_settle_s\":$MEM_SETTLE,\"idle63\":{\"n\":$I63_N,\"credit_idle_ms\":$I63_IDLE_MS,\"credit_floor\":$I63_FLOOR,\"pool_mb\":$I63_POOL_MB,\"read_bounce_kb\":$I63_BOUNCE_KB,\"warm_s\":$I63_WARM_S,\"warm_par\":$I63_WARM_PAR,\"log_ms\":$I63_LOG_MS}}" > "$OUT/meta.json"
 # Bounded: a peer may have left IO stuck that unmapping or unloading
 # would wait on for ever (the host also kills the VM; see bench.sh).
 defer step 120 bench_cleanup
@@ -977,11 +986,11 @@ defer step 120 bench_cleanup
 for ((rep = 1; rep <= REPS; rep++)); do
 	log "repetition $rep/$REPS"
 	for p in "${PEERS[@]}"; do
-		if [ "$p" = raw ]; then
-			bench_raw "$rep"
-		else
-			bench_peer "$p" "$rep"
-		fi
+		case $p in
+		raw) bench_raw "$rep" ;;
+		rift-idle63) i63_rep "$rep" ;;
+		*) bench_peer "$p" "$rep" ;;
+		esac
 	done
 done
 dmesg > "$OUT/dmesg.txt"

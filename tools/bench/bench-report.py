@@ -3,13 +3,16 @@
 """Tabulate `make bench`: read what tools/bench/bench-guest.sh recorded
 (results.jsonl, fio's JSON, perftest's output) and print one block per
 figure, rows = peers, with each figure's ratio to nvme-rdma, to RNBD and to
-the raw verbs limit, and the transport work and guest CPU time per IO.
+the raw verbs limit, and the transport work and guest CPU time per IO;
+then, if it ran, the rift-idle63 scenario (one busy session beside 63
+idle ones, tools/bench/bench-idle63.sh) in a section of its own.
 Writes the same as JSON.  Numbers only: nothing here passes or fails.
 
 usage: bench-report.py VMOUT JSONOUT
 """
 import json
 import os
+import statistics
 import sys
 
 PEERS = ["local", "rift-1p", "rift-2p", "rift-ai", "rift-fai", "nvme", "nvme-mp",
@@ -80,6 +83,203 @@ def mean(v):
     return sum(v) / len(v) if v else None
 
 
+def generic_header(w, meta):
+    """How to read the usual figures' blocks."""
+    w("Value = mean over the repetitions [min..max]; /nvme, /rnbd, /raw = value divided by")
+    w("nvme-rdma's, RNBD's and the raw verbs limit's (latency, gap, memory, CPU: >1 is more;")
+    w("IOPS, MiB/s: >1 is faster).  /nvme and /rnbd divide by the one-link peer (nvme, rnbd),")
+    w("for the failover gap by its two-link one (nvme-mp: native multipath, rnbd-2p).")
+    w("Per IO, both ends of the VM together: ps = ib_post_send calls, rw = receive WRs posted,")
+    w("cq = completions (CQEs), pk = rxe packets sent (ACKs included); cpu = the VM's busy CPU")
+    w("time (/proc/stat: user+nice+system+irq+softirq+steal, all CPUs) over the job divided")
+    w("by the IOs fio completed, us; c/nv, c/rn = cpu divided by nvme's, rnbd's.  The idle VM")
+    w("(the bench's shell) keeps %s%% of its CPU time busy; that is in every cpu figure."
+      % meta.get("idle_busy_pct", "?"))
+
+
+IDLE63 = "rift-idle63"
+IDLE63_JOBS = ("randread", "randwrite")
+IDLE63_ARMS = ("with", "alone")
+IDLE63_COUNTS = ("credit_reqs", "credits", "credit_rels", "revokes", "reclaimed")
+
+
+def idle63_ramp(vm, name, rep, log_ms):
+    """Ramp of one busy job, from fio's IOPS log (LOG_MS windows, unix ms)
+    and the server-side grant trace: (ramp_ms, steady_iops, grant_peak,
+    grant_peak_ms, grant_first), each None where its log is missing.
+    Time 0 is the start of fio's first window, about the first IO."""
+    out = {"ramp_ms": None, "steady_iops": None, "grant_peak": None,
+           "grant_peak_ms": None, "grant_first": None}
+    base = os.path.join(vm, "fio", "%s-%s-r%d" % (IDLE63, name, rep))
+    try:
+        rows = []
+        for line in open(base + ".iops.log"):
+            f = [x.strip() for x in line.split(",")]
+            if len(f) >= 2 and f[0]:
+                rows.append((int(f[0]), float(f[1])))
+    except (OSError, ValueError):
+        return out
+    if not rows:
+        return out
+    rows.sort()
+    t0 = rows[0][0] - log_ms
+    half = t0 + (rows[-1][0] - t0) / 2
+    steady = statistics.median([v for t, v in rows if t >= half])
+    out["steady_iops"] = steady
+    # The end of the first window at 90 % of the second half's median.
+    out["ramp_ms"] = next(t for t, v in rows if v >= 0.9 * steady) - t0
+    try:
+        tr = []
+        for line in open(base + ".grant.log"):
+            f = line.split()
+            if len(f) == 2:
+                tr.append((float(f[0].replace(",", ".")) * 1000, int(f[1])))
+    except (OSError, ValueError):
+        return out
+    if tr:
+        peak = max(g for _, g in tr)
+        out["grant_peak"] = peak
+        out["grant_first"] = tr[0][1]
+        # None when it never grew; 0 when it had grown by fio's first window.
+        if peak > tr[0][1]:
+            out["grant_peak_ms"] = max(0, next(t for t, g in tr if g == peak) - t0)
+    return out
+
+
+def idle63_report(vm, recs, meta, w):
+    """The rift-idle63 section: idle paths' memory per repetition, the
+    busy session's jobs with the idle ones and alone, their ratios."""
+    m = meta.get("idle63", {})
+    log_ms = m.get("log_ms", 100)
+    rr = [r for r in recs if r["peer"] == IDLE63]
+    res = {"params": m, "idle": [], "jobs": {}, "ratios": {}, "na": {}}
+
+    def fmt(x, spec="%.1f"):
+        return spec % x if x is not None else "-"
+
+    def span(v, spec="%.1f"):
+        return "%s [%s..%s]" % (fmt(mean(v), spec), fmt(min(v), spec), fmt(max(v), spec)) \
+            if v else "n/a"
+    w("")
+    w("rift-idle63: one busy riftblk session (one path, /dev/nullb0) beside %s idle ones, "
+      "memory credits on" % m.get("n", "?"))
+    w("server credit_floor %s, pool_mb %s, credit_idle_ms %s; client read_bounce_kb %s; "
+      "warm-up %s s of 4k randread QD32, %s sessions at a time"
+      % (m.get("credit_floor", "?"), m.get("pool_mb", "?"), m.get("credit_idle_ms", "?"),
+         m.get("read_bounce_kb", "?"), m.get("warm_s", "?"), m.get("warm_par", "?")))
+    w("")
+    w("Idle paths, read on the server 2 x credit_idle_ms after the warm-up (one row per")
+    w("repetition; KiB; held = held_bytes, what the 1 MiB target counts; pinned = chunks;")
+    w("granted now / after its warm-up; msgs = CREDIT_REQ/CREDIT/CREDIT_REL summed over the")
+    w("idle paths' lives; pool = rift-server pinned_bytes now / highest after a warm-up group;")
+    w("VM = used (not free nor cache) / Slab / VmallocUsed growth per idle session):")
+    w("  %3s %3s %17s %10s %17s %15s %15s %8s %8s %17s %15s %20s"
+      % ("rep", "n", "held max/mean", ">1MiB", "pinned max/mean", "granted mx/mean",
+         "warm mx/mean", "revokes", "reclaim", "msgs req/cr/rel", "pool now/peak",
+         "VM used/slab/vmalloc"))
+    for r in sorted((r for r in rr if r["job"] == "idle-mem"), key=lambda r: r["rep"]):
+        if r["status"] != "ok":
+            w("  %3d n/a: %s" % (r["rep"], r["status"]))
+            res["na"].setdefault("idle-mem", []).append(r["status"])
+            continue
+        res["idle"].append(r)
+        w("  %3d %3d %17s %10s %17s %15s %15s %8d %8d %17s %15s %20s" % (
+            r["rep"], r["n_idle"],
+            "%.0f/%.0f" % (r["held_max_b"] / 1024, r["held_mean_b"] / 1024),
+            "%d of %d" % (r["n_over_1mib"], r["n_idle"]),
+            "%.0f/%.0f" % (r["pinned_max_b"] / 1024, r["pinned_mean_b"] / 1024),
+            "%d/%.1f" % (r["granted_max"], r["granted_mean"]),
+            "%d/%.1f" % (r["warm_granted_max"], r["warm_granted_mean"]),
+            r["revokes"], r["reclaimed"],
+            "%d/%d/%d" % (r["credit_reqs"], r["credits"], r["credit_rels"]),
+            "%d/%d" % (r["srv_pinned_kib"], r["warm_pool_max_kib"]),
+            "%d/%d/%d" % (r["used_kib_per_sess"], r["slab_kib_per_sess"],
+                          r["vmalloc_kib_per_sess"])))
+    ok = res["idle"]
+    if ok:
+        w("  every idle path at most 1 MiB held: %s (%d of %d paths over, all repetitions); "
+          "mapping took %s s, warm-up %s s, client bounce per path %s KiB"
+          % ("yes" if not sum(r["n_over_1mib"] for r in ok) else "no",
+             sum(r["n_over_1mib"] for r in ok), sum(r["n_idle"] for r in ok),
+             "/".join(str(r["map_s"]) for r in ok), "/".join(str(r["warm_s"]) for r in ok),
+             "/".join("%.0f" % (r["clt_bounce_max_b"] / 1024) for r in ok)))
+    w("")
+    w("Busy session, 4k QD32, %s s per job; arms interleaved ABBA (odd repetitions with, then"
+      % meta.get("runtime", "?"))
+    w("alone; even ones alone, then with); each job starts with the busy path at its floor.")
+    w("Value = mean [min..max] over the repetitions.  ramp = ms from fio's first %d ms window"
+      % log_ms)
+    w("to the end of the first window at 90 % of the job's second-half median IOPS (resolution")
+    w("%d ms); grant = the busy path's server-side grant: at the start -> its peak, and ms to the"
+      % log_ms)
+    w("peak (sampled every 25 ms for the first 5 s after fio is started); req/cr/rel/rv = the")
+    w("busy path's CREDIT_REQ/CREDIT/CREDIT_REL/revokes over the job; idle = credit messages")
+    w("of all idle paths during the job.")
+    w("  %-9s %-5s %28s %26s %14s %13s %11s %20s %6s" %
+      ("job", "arm", "IOPS", "p99 us", "ramp ms", "grant", "to peak ms", "req/cr/rel/rv",
+       "idle"))
+    for job in IDLE63_JOBS:
+        figs = {}
+        for arm in IDLE63_ARMS:
+            name = "%s-%s" % (arm, job)
+            iops, p99, ramp, gpk, gms, g0, cnt, idle, why = [], [], [], [], [], [], [], [], set()
+            for r in rr:
+                if r["job"] != name:
+                    continue
+                if r["status"] != "ok":
+                    why.add(r["status"])
+                    continue
+                try:
+                    fs = open(os.path.join(vm, "fio", "%s-%s-r%d.json"
+                                           % (IDLE63, name, r["rep"]))).read()
+                    j = json.loads(fs[fs.index("{"):])["jobs"][0]
+                    d = j["write"] if job == "randwrite" else j["read"]
+                    pc = d["clat_ns"].get("percentile", {}).get("99.000000")
+                    iops.append(d["iops"])
+                    if pc is not None:
+                        pc /= 1e3
+                        p99.append(pc)
+                except (OSError, ValueError, KeyError, IndexError) as e:
+                    why.add("fio output unreadable: %s" % e)
+                    continue
+                rp = idle63_ramp(vm, name, r["rep"], log_ms)
+                if rp["ramp_ms"] is not None:
+                    ramp.append(rp["ramp_ms"])
+                if rp["grant_peak"] is not None:
+                    gpk.append(rp["grant_peak"])
+                if rp["grant_peak_ms"] is not None:
+                    gms.append(rp["grant_peak_ms"])
+                g0.append(r.get("granted_start", 0))
+                cnt.append([r.get(k, 0) for k in IDLE63_COUNTS])
+                idle.append(r.get("idle_credit_msgs", 0))
+                res["jobs"].setdefault(name, []).append(dict(r, iops=iops[-1], p99_us=pc,
+                                                             **rp))
+            if why:
+                res["na"][name] = sorted(why)
+            if not iops:
+                w("  %-9s %-5s n/a: %s" % (job, arm, "; ".join(sorted(why)) or "not run"))
+                continue
+            figs[arm] = (mean(iops), mean(p99))
+            c = [mean([x[i] for x in cnt]) for i in range(4)]
+            w("  %-9s %-5s %28s %26s %14s %13s %11s %20s %6s" % (
+                job, arm, span(iops), span(p99), fmt(mean(ramp), "%.0f"),
+                "%.0f->%s" % (mean(g0), fmt(mean(gpk), "%.0f")) if gpk else "-",
+                fmt(mean(gms), "%.0f"), "%.1f/%.1f/%.1f/%.1f" % tuple(c),
+                fmt(mean(idle), "%.1f")))
+            if why:
+                w("  %-9s %-5s %d of the repetitions n/a: %s"
+                  % ("", "", sum(1 for r in rr if r["job"] == name and r["status"] != "ok"),
+                     "; ".join(sorted(why))))
+        if "with" in figs and "alone" in figs:
+            ri = figs["with"][0] / figs["alone"][0] if figs["alone"][0] else None
+            rl = figs["with"][1] / figs["alone"][1] \
+                if figs["with"][1] and figs["alone"][1] else None
+            res["ratios"][job] = {"iops": ri, "p99": rl}
+            w("  %-9s with/alone: IOPS %s, p99 %s" % (job, fmt(ri, "%.3f"), fmt(rl, "%.3f")))
+    w("  (IOPS ratio below 1: slower beside the idle sessions; p99 ratio above 1: slower.)")
+    return res
+
+
 def main():
     vm, jout = sys.argv[1], sys.argv[2]
     meta = {}
@@ -120,7 +320,7 @@ def main():
     vals, na, cnt, fo = {}, {}, {}, {}
     for r in recs:
         p = r["peer"]
-        if p == "raw":
+        if p in ("raw", IDLE63):
             continue
         job = r["job"]
         figs = [f for f, d in FIGS.items() if d[0] == job]
@@ -168,7 +368,7 @@ def main():
         return spec % x if x is not None else "-"
 
     # The usual rows first, then optional peers (rift-dl) in the order run.
-    seen = [r["peer"] for r in recs if r["peer"] != "raw"]
+    seen = [r["peer"] for r in recs if r["peer"] not in ("raw", IDLE63)]
     peers = [p for p in PEERS if p in seen] + \
         [p for p in dict.fromkeys(seen) if p not in PEERS]
     res = {"meta": meta, "raw": raw, "raw_na": raw_na, "figures": {}}
@@ -178,19 +378,13 @@ def main():
       "null_blk %s, rxe active MTU %s" % (meta.get("kernel", "?"), meta.get("cpus", "?"),
                                           meta.get("runtime", "?"), meta.get("reps", "?"),
                                           meta.get("nullb", "?"), meta.get("rxe_mtu", "?")))
-    w("Value = mean over the repetitions [min..max]; /nvme, /rnbd, /raw = value divided by")
-    w("nvme-rdma's, RNBD's and the raw verbs limit's (latency, gap, memory, CPU: >1 is more;")
-    w("IOPS, MiB/s: >1 is faster).  /nvme and /rnbd divide by the one-link peer (nvme, rnbd),")
-    w("for the failover gap by its two-link one (nvme-mp: native multipath, rnbd-2p).")
-    w("Per IO, both ends of the VM together: ps = ib_post_send calls, rw = receive WRs posted,")
-    w("cq = completions (CQEs), pk = rxe packets sent (ACKs included); cpu = the VM's busy CPU")
-    w("time (/proc/stat: user+nice+system+irq+softirq+steal, all CPUs) over the job divided")
-    w("by the IOs fio completed, us; c/nv, c/rn = cpu divided by nvme's, rnbd's.  The idle VM")
-    w("(the bench's shell) keeps %s%% of its CPU time busy; that is in every cpu figure."
-      % meta.get("idle_busy_pct", "?"))
+    # A run of rift-idle63 alone has no table of the usual figures.
+    generic = bool(peers) or any(r["peer"] == "raw" for r in recs)
+    if generic:
+        generic_header(w, meta)
     if raw_na:
         w("raw verbs limit n/a: %s" % "; ".join(raw_na))
-    for f, (job, title, unit, _) in FIGS.items():
+    for f, (job, title, unit, _) in FIGS.items() if generic else ():
         w("")
         rawtxt = "%.1f" % raw[f] if raw.get(f) else "n/a"
         w("%s (%s)   raw limit: %s" % (title, unit, rawtxt))
@@ -262,12 +456,15 @@ def main():
             w(row)
             if len(v) < meta.get("reps", len(v)):
                 fig["peers"][p]["missing_reps"] = sorted(na.get((p, f), []))
-    w("")
-    w("Failover: the link stays down %s s for every peer (each peer's own detection at its"
-      % meta.get("fo_down_s", "?"))
-    w("defaults); 'before' is the largest gap before it went down; no IO done while down")
-    w("means the peer did not fail over at all; the longest IO shows a request held on the")
-    w("dead path while others went on.")
+    if generic:
+        w("")
+        w("Failover: the link stays down %s s for every peer (each peer's own detection at its"
+          % meta.get("fo_down_s", "?"))
+        w("defaults); 'before' is the largest gap before it went down; no IO done while down")
+        w("means the peer did not fail over at all; the longest IO shows a request held on the")
+        w("dead path while others went on.")
+    if any(r["peer"] == IDLE63 for r in recs):
+        res["idle63"] = idle63_report(vm, recs, meta, w)
     w("TCG noise is +-30-50 %: compare ratios within one run, not absolute numbers "
       "across machines or boots.")
     print("\n".join(out))

@@ -15,8 +15,12 @@
 # perf, e.g. qd32-randread; profiles in build/bench/vm/perf/),
 # BENCH_FO_DOWN (s a link stays down in the failover job, default 15),
 # BENCH_TIMEOUT (hard limit of the VM in seconds; default from the
-# above).  Exits non-zero only if the bench itself could not run (build,
-# boot), never because of a figure.
+# above).  The peer rift-idle63, run only when named (`make
+# bench-idle63` names it alone), is memory credits' "one busy session
+# keeps its IOPS with 63 idle ones" (tools/bench/bench-idle63.sh), with
+# BENCH_IDLE_N (idle sessions, default 63) and BENCH_IDLE_MS (the
+# server's credit_idle_ms, default 1000).  Exits non-zero only if the
+# bench itself could not run (build, boot), never because of a figure.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -25,11 +29,20 @@ runtime=${BENCH_RUNTIME:-10}
 reps=${BENCH_REPS:-3}
 peers=${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai rift-fai nvme nvme-mp rnbd rnbd-2p}
 fodown=${BENCH_FO_DOWN:-15}
-npeers=$(wc -w <<<"$peers")
+idlen=${BENCH_IDLE_N:-63}
+idlems=${BENCH_IDLE_MS:-1000}
+npeers=$(wc -w <<<"${peers//rift-idle63/}")
 # Per peer and repetition: 7 fio jobs, three setups and the failover job
-# under TCG.  The guest gives up on a hung peer by itself; this limit is
-# for a wedged VM.
-tmo=${BENCH_TIMEOUT:-$((300 + reps * npeers * (7 * (runtime + 20) + 120 + fodown + 60)))}
+# under TCG; for rift-idle63 per repetition: 15 s to map and to unmap
+# each of its sessions, a minute per warm-up of eight, four fio jobs
+# each after up to 2 x credit_idle_ms + 10 s of waiting for the floor.
+# The guest gives up on a hung peer by itself; this limit is for a
+# wedged VM.
+i63=0
+if [[ " $peers " == *" rift-idle63 "* ]]; then
+	i63=$((30 * (idlen + 1) + 62 * ((idlen + 8) / 8) + 4 * (runtime + 2 * idlems / 1000 + 70)))
+fi
+tmo=${BENCH_TIMEOUT:-$((300 + reps * (npeers * (7 * (runtime + 20) + 120 + fodown + 60) + i63)))}
 # Once the guest has written bench.done (its figures are all recorded),
 # it has this long to power off before the VM is killed: a peer may have
 # left IO stuck that unmapping or unloading waits on for ever.
@@ -38,11 +51,13 @@ grace=180
 tools/deps.sh
 echo "bench: building modules"
 make -s modules 2>&1 | grep -v 'Skipping BTF' || true
-echo "bench: building RTRS/RNBD out of tree (comparison peer, build/bench/peers)"
 rm -rf "$out/vm" "$out/bench.txt" "$out/bench.json"
-tools/bench/build-peers.sh "$out/peers" >/dev/null || {
-	echo "bench: RTRS/RNBD did not build; the rnbd column will read n/a" >&2
-}
+if [[ " $peers " == *" rnbd"* ]]; then
+	echo "bench: building RTRS/RNBD out of tree (comparison peer, build/bench/peers)"
+	tools/bench/build-peers.sh "$out/peers" >/dev/null || {
+		echo "bench: RTRS/RNBD did not build; the rnbd column will read n/a" >&2
+	}
+fi
 echo "bench: one VM, ${runtime}s per job, $reps repetitions, peers: $peers"
 echo "bench: hard limit ${tmo}s; progress in $out/vm/guest.log"
 rc=0
@@ -50,6 +65,7 @@ rc=0
 tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" --slub-debug off -- \
 	env BENCH_RUNTIME="$runtime" BENCH_REPS="$reps" BENCH_PEERS="$peers" \
 	BENCH_PROFILE="${BENCH_PROFILE:-}" BENCH_FO_DOWN="$fodown" \
+	BENCH_IDLE_N="$idlen" BENCH_IDLE_MS="$idlems" \
 	BENCH_PEERS_DIR=/mnt/rift/build/bench/peers \
 	bash tools/bench/bench-guest.sh &
 vmpid=$!
