@@ -255,6 +255,7 @@ void rift_clt_credit_starved(struct rift_clt_path *path)
 int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req)
 {
 	u32 n = rift_clt_nr_usable(path), id;
+	u16 gen;
 
 	if (!n)
 		return -EAGAIN;
@@ -272,16 +273,20 @@ int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req)
 		rift_clt_credit_ask(path, false);
 	}
 	WRITE_ONCE(path->chunk_reqs[id], req);
-	req->chunk = id;
+	/* A response on another chunk may be looking at @req right now. */
+	WRITE_ONCE(req->chunk, id);
 	req->orphaned = false;
 	/*
 	 * A new generation per request on the chunk, so that a CANCEL of
-	 * the last one cannot cancel this one (CANCEL_GEN).  Only the
-	 * chunk's holder changes it.  Released with the request's state:
-	 * the timeout that sees it POSTED sends this request's gen.
+	 * the last one cannot cancel this one (CANCEL_GEN) and a copy of
+	 * its answer cannot complete this one (RSP_GEN).  Only the chunk's
+	 * holder changes it; a CQ may read it meanwhile (a duplicate's
+	 * check, rift_clt_rsp()).  Released with the request's state: the
+	 * timeout that sees it POSTED sends this request's gen.
 	 */
-	path->chunk_gens[id]++;
-	WRITE_ONCE(req->gen, path->chunk_gens[id]);
+	gen = path->chunk_gens[id] + 1;
+	WRITE_ONCE(path->chunk_gens[id], gen);
+	WRITE_ONCE(req->gen, gen);
 	return 0;
 }
 

@@ -96,7 +96,7 @@ int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm)
  */
 static bool rift_clt_rsp_gen_ok(struct rift_clt_path *path, const struct rift_imm *imm)
 {
-	return rift_proto_rsp_gen_match(imm, path->rsp_gen ? RIFT_FEAT_RSP_GEN : 0,
+	return rift_proto_rsp_gen_match(imm, rift_clt_rsp_feat(path),
 					READ_ONCE(path->chunk_gens[imm->chunk]));
 }
 
@@ -292,7 +292,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	/* Bits the server must not set without RSP_GEN: before any rkey lands. */
 	if ((imm.type == RIFT_IMM_RSP || imm.type == RIFT_IMM_RSP_RKEY) &&
-	    rift_proto_rsp_gen(&imm, path->rsp_gen ? RIFT_FEAT_RSP_GEN : 0)) {
+	    rift_proto_rsp_gen(&imm, rift_clt_rsp_feat(path))) {
 		rift_clt_path_fail(path, "malformed immediate data");
 		return;
 	}

@@ -347,7 +347,8 @@ int rift_clt_path_info(struct rift_clt_path *path)
 	path->always_inv = rsp.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE;
 	path->can_cancel = rsp.feat_accepted & RIFT_FEAT_CANCEL;
 	path->cancel_gen = rsp.feat_accepted & RIFT_FEAT_CANCEL_GEN;
-	path->rsp_gen = rsp.feat_accepted & RIFT_FEAT_RSP_GEN;
+	/* Read by the CQs, where a hostile server's early response lands. */
+	WRITE_ONCE(path->rsp_gen, rsp.feat_accepted & RIFT_FEAT_RSP_GEN);
 	WRITE_ONCE(path->credits, rsp.feat_accepted & RIFT_FEAT_CREDITS);
 	kfree(path->chunks);
 	path->chunks = chunks;

@@ -58,7 +58,8 @@ void rift_clt_req_release(struct rift_clt_req *req)
 		 */
 		if (!req->orphaned)
 			rift_clt_chunk_put(req->path, req->chunk);
-		req->chunk = RIFT_CLT_NO_CHUNK;
+		/* Read by the responses of its old chunk (rift_clt_rsp()). */
+		WRITE_ONCE(req->chunk, RIFT_CLT_NO_CHUNK);
 	}
 	if (req->mr) {
 		ib_mr_pool_put(req->con->c.qp,

@@ -410,7 +410,7 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 					   DMA_TO_DEVICE);
 		if (!req->nents) {
 			rift_clt_chunk_put(path, req->chunk);
-			req->chunk = RIFT_CLT_NO_CHUNK;
+			WRITE_ONCE(req->chunk, RIFT_CLT_NO_CHUNK);
 			err = -ENOMEM;
 			goto out_unlock;
 		}

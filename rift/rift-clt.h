@@ -242,7 +242,7 @@ struct rift_clt_stats {
  *	request's generation
  * @rsp_gen: it accepted RSP_GEN: requests carry their generation and
  *	responses echo its low bits, which rift_clt_rsp() checks against
- *	@chunk_gens
+ *	@chunk_gens; read by the CQs through rift_clt_rsp_feat()
  * @pd: protection domain of the path instance: its QPs, per-read MRs and
  *	staging MRs; taken by the first connection, put once all are closed
  * @bounce: staging slots of reads for this path instance, or NULL;
@@ -643,6 +643,17 @@ static inline u32 rift_clt_nr_usable(struct rift_clt_path *path)
 {
 	/* Pairs with rift_clt_chunks_set_usable(): the table comes first. */
 	return smp_load_acquire(&path->nr_usable);
+}
+
+/*
+ * %RIFT_FEAT_RSP_GEN if the path instance accepted it, else 0: the
+ * feature word the codec's response checks take.  Read in the CQs, where
+ * a hostile server's response can land while the INFO exchange sets it
+ * (no chunk is usable then, so either value fails the path).
+ */
+static inline u64 rift_clt_rsp_feat(const struct rift_clt_path *path)
+{
+	return READ_ONCE(path->rsp_gen) ? RIFT_FEAT_RSP_GEN : 0;
 }
 
 /* rift-clt-state.c */
