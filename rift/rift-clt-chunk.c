@@ -16,6 +16,10 @@
  * The orphan keeps the chunk out of use, and the request's permit out of
  * the pool, until the server's late answer or the end of the path
  * instance gives it back; no new request can take the chunk meanwhile.
+ * Only the late answer itself gives it back: on the connection the
+ * request went on, whose QP alone orders the request's late RDMA before
+ * it, and with RSP_GEN echoing the request's generation.  Any other
+ * response naming the orphan fails the path and leaves it an orphan.
  *
  * The arrays are allocated with the path for the queue depth the session
  * asks for, which bounds every chunk table a server may announce
@@ -60,9 +64,10 @@ int rift_clt_chunks_alloc(struct rift_clt_path *path)
 	path->orphans = bitmap_zalloc(cap, GFP_KERNEL);
 	path->chunk_reqs = kcalloc(cap, sizeof(*path->chunk_reqs), GFP_KERNEL);
 	path->chunk_gens = kcalloc(cap, sizeof(*path->chunk_gens), GFP_KERNEL);
+	path->orphan_cons = kcalloc(cap, sizeof(*path->orphan_cons), GFP_KERNEL);
 	path->cr_granted = kzalloc(cap, GFP_KERNEL);
 	if (!path->chunk_map || !path->orphans || !path->chunk_reqs ||
-	    !path->chunk_gens || !path->cr_granted)
+	    !path->chunk_gens || !path->orphan_cons || !path->cr_granted)
 		return -ENOMEM;
 	path->chunks_cap = cap;
 	return 0;
@@ -78,6 +83,7 @@ void rift_clt_chunks_free(struct rift_clt_path *path)
 	bitmap_free(path->orphans);
 	kfree(path->chunk_reqs);
 	kfree(path->chunk_gens);
+	kfree(path->orphan_cons);
 	kfree(path->cr_granted);
 	path->chunks_cap = 0;
 }
@@ -562,9 +568,13 @@ struct rift_clt_req *rift_clt_chunk_req(struct rift_clt_path *path, u32 id)
  *
  * One step under the path's chunk lock, so that a response that finds
  * the request no longer POSTED (rift_clt_chunk_unorphan(), under the same
- * lock) also finds the orphan: the request's permit gets a hold of the
- * orphan's, and its chunk stays taken when the request is released
- * (@req->orphaned) until the late answer or the path's end gives it back.
+ * lock) also finds the orphan, and the connection its late answer must
+ * come on: the request's permit gets a hold of the orphan's, and its
+ * chunk stays taken when the request is released (@req->orphaned) until
+ * the late answer or the path's end gives it back.  Neither @req's
+ * connection nor its generation can stand for the orphan's later: the
+ * release clears the one, and the ULP may post the slot again (its
+ * permit is its own until it puts it) and change both.
  *
  * Return: true if @req was POSTED and is CANCELLING now; false if a
  * response claimed it first (nothing changed then).
@@ -580,6 +590,7 @@ bool rift_clt_chunk_orphan(struct rift_clt_path *path, struct rift_clt_req *req)
 	if (claimed) {
 		atomic_inc(&req->holds);
 		req->orphaned = true;
+		path->orphan_cons[req->chunk] = req->con->idx;
 		set_bit(req->chunk, path->orphans);
 	}
 	spin_unlock_irqrestore(&path->chunk_lock, flags);
@@ -587,17 +598,71 @@ bool rift_clt_chunk_orphan(struct rift_clt_path *path, struct rift_clt_req *req)
 }
 
 /**
- * rift_clt_chunk_unorphan() - the server answered an orphan, or cannot
- * @path: path of the orphan
- * @id: chunk a response named, or one of @path->orphans at the path's end
+ * rift_clt_chunk_unorphan() - is a response its orphan's late answer?
+ * @path: path the response came on
+ * @con: connection it came on
+ * @imm: the response; its chunk is below rift_clt_nr_usable()
+ * @req: set to the orphan's timed-out request when it is
+ * @gen: set to the generation the late answer must echo when the chunk
+ *	is an orphan of @con's (for the caller's reason)
  *
- * Gives the chunk back if it is an orphan: its request's late RDMA came
- * before the answer (RC order), or the path instance is gone.
+ * An orphan is given back only for its timed-out request's own answer:
+ * on the connection that request went on (RC orders the request's late
+ * RDMA before its answer on that QP only) and, with RSP_GEN, echoing its
+ * generation (nothing takes an orphan's chunk, so it is the chunk's).  A
+ * duplicate of an earlier answer on the chunk, or an answer on another
+ * connection, may arrive while the late RDMA is still on its way: the
+ * chunk must stay an orphan, and the caller fails the path, whose end
+ * gives it back (rift_clt_chunk_release_orphan()).
+ *
+ * The checks and the clearing of the orphan bit are one step under the
+ * chunk lock, the step rift_clt_chunk_orphan() claims the request and
+ * sets the bit in: a response that found the request claimed by a
+ * timeout (no longer POSTED) before the bit was set waits here for the
+ * timeout to finish and judges the orphan it left, never a half-made one.
+ *
+ * Return: 0 if the response is the late answer: the chunk is no orphan
+ * any more but still taken, and the caller stores what the answer brings
+ * (an RSP_RKEY's key), gives the chunk back with rift_clt_chunk_put() and
+ * drops @req's permit hold (rift_clt_hold_put()).  -ENOENT if the chunk
+ * is no orphan, or an orphan of another connection; -ESTALE if it is one
+ * of @con's and the response echoes another generation.  The chunk is
+ * left as it was on either error.
+ */
+int rift_clt_chunk_unorphan(struct rift_clt_path *path, struct rift_clt_con *con,
+			    const struct rift_imm *imm, struct rift_clt_req **req, u16 *gen)
+{
+	u32 id = imm->chunk;
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	spin_lock_irqsave(&path->chunk_lock, flags);
+	if (test_bit(id, path->orphans) && path->orphan_cons[id] == con->idx) {
+		*gen = path->chunk_gens[id];
+		if (rift_proto_rsp_gen_match(imm, rift_clt_rsp_feat(path), *gen)) {
+			clear_bit(id, path->orphans);
+			*req = path->chunk_reqs[id];
+			ret = 0;
+		} else {
+			ret = -ESTALE;
+		}
+	}
+	spin_unlock_irqrestore(&path->chunk_lock, flags);
+	return ret;
+}
+
+/**
+ * rift_clt_chunk_release_orphan() - the server can no longer answer it
+ * @path: path whose connections are all closed
+ * @id: one of @path->orphans
+ *
+ * Gives the chunk back if it is an orphan: with the path instance's QPs
+ * gone no late RDMA or answer of its request can arrive.
  *
  * Return: the timed-out request whose permit hold (rift_clt_hold_put())
  * the caller drops now, or NULL if @id is no orphan.
  */
-struct rift_clt_req *rift_clt_chunk_unorphan(struct rift_clt_path *path, u32 id)
+struct rift_clt_req *rift_clt_chunk_release_orphan(struct rift_clt_path *path, u32 id)
 {
 	struct rift_clt_req *req = NULL;
 	unsigned long flags;

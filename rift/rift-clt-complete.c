@@ -86,13 +86,12 @@ int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm)
 }
 
 /*
- * RSP_GEN: a response echoes the low bits of its request's generation,
- * which must be the generation of the last request posted on the chunk:
- * the one that holds it, or the timed-out one an orphan keeps (nothing
- * takes an orphan's chunk, so its generation stays).  The caller reads
- * it once it saw that request POSTED (acquire: the chunk's holder bumped
- * it before it posted) or the chunk an orphan.  Another echo answers an
- * earlier request on the chunk: a duplicate, or an answer sent again.
+ * RSP_GEN: the answer to the request in flight on a chunk echoes the low
+ * bits of its generation, the chunk's last.  The caller reads it once it
+ * saw that request POSTED (acquire: the chunk's holder bumped it before
+ * it posted).  Another echo answers an earlier request on the chunk: a
+ * duplicate, or an answer sent again.  (An orphan's late answer is
+ * judged under the chunk lock, by rift_clt_chunk_unorphan().)
  */
 static bool rift_clt_rsp_gen_ok(struct rift_clt_path *path, const struct rift_imm *imm)
 {
@@ -105,16 +104,19 @@ static bool rift_clt_rsp_gen_ok(struct rift_clt_path *path, const struct rift_im
  * request it answers.  Every id is checked: one beyond the chunks the
  * path may use, one no request holds, one whose request is not in flight
  * on this connection (or was answered already) fail the path, unless
- * the chunk is an orphan and this is the timed-out request's late answer.
- * With RSP_GEN the generation it echoes must be that request's too: a
- * duplicate that finds the next request on the chunk, on the same
- * connection, must not complete it before its own answer.
+ * the chunk is an orphan and this is the timed-out request's late answer,
+ * on the connection that request went on.  With RSP_GEN the generation
+ * it echoes must be that request's too: a duplicate that finds the next
+ * request on the chunk, on the same connection, must not complete it
+ * before its own answer, nor give an orphan back before its late RDMA.
  */
 static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 {
 	struct rift_clt_path *path = con->path;
 	struct rift_clt_req *req;
 	unsigned long flags;
+	u16 gen;
+	int err;
 
 	/* With memory credits: one granted and not given back. */
 	if (imm->chunk >= rift_clt_nr_usable(path) ||
@@ -153,20 +155,22 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 		}
 	}
 	/*
-	 * A timeout orphans the chunk in the same step as it claims the
-	 * request (rift_clt_chunk_orphan()): a response that found the
-	 * request claimed finds the orphan here.  Its late answer echoes
-	 * the timed-out request's generation; an orphan is given back only
-	 * for that one.
+	 * No request in flight took it: the late answer of a timed-out
+	 * one, or of none.  A timeout orphans the chunk in the same step
+	 * as it claims the request (rift_clt_chunk_orphan()), and the
+	 * orphan is judged, by connection and generation, and given back
+	 * under the same lock: a response that found the request claimed
+	 * waits there for its orphan.
 	 */
-	if (test_bit(imm->chunk, path->orphans) && !rift_clt_rsp_gen_ok(path, imm))
-		goto other;
-	req = rift_clt_chunk_unorphan(path, imm->chunk);
-	if (req) {
+	err = rift_clt_chunk_unorphan(path, con, imm, &req, &gen);
+	if (!err) {
+		rift_clt_chunk_put(path, imm->chunk);
 		this_cpu_inc(path->stats->late_responses);
 		rift_clt_hold_put(path->sess, req);
 		return;
 	}
+	if (err == -ESTALE)
+		goto other;
 	rift_clt_path_fail(path, "response to no outstanding request");
 	return;
 other:

@@ -131,7 +131,7 @@ void rift_clt_path_release_orphans(struct rift_clt_path *path)
 	if (!path->orphans)
 		return;
 	for_each_set_bit(i, path->orphans, path->chunks_cap) {
-		req = rift_clt_chunk_unorphan(path, i);
+		req = rift_clt_chunk_release_orphan(path, i);
 		if (req)
 			rift_clt_hold_put(path->sess, req);
 	}

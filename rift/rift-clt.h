@@ -210,9 +210,9 @@ struct rift_clt_stats {
  * @reconnect_attempts: failed attempts since the path was last connected
  * @nr_chunks: entries in @chunks
  * @chunks: the server's chunk table as seen on this path
- * @chunks_cap: entries of @chunk_map, @orphans, @chunk_reqs and
- *	@chunk_gens: the session's requested queue depth, which bounds
- *	@nr_chunks of every instance
+ * @chunks_cap: entries of @chunk_map, @orphans, @chunk_reqs,
+ *	@chunk_gens and @orphan_cons: the session's requested queue depth,
+ *	which bounds @nr_chunks of every instance
  * @nr_usable: chunks of @chunks requests may take: min(@nr_chunks,
  *	session queue depth), set when the path adopts the session's limits
  * @chunk_hint: where a permit's preferred chunk starts; see
@@ -250,7 +250,10 @@ struct rift_clt_stats {
  * @bounce_bytes: memory of @bounce, for sysfs (0 without)
  * @orphans: chunks of timed-out requests the server has not answered yet;
  *	they stay in @chunk_map and their requests' permits stay out of the
- *	pool until it does or the path closes
+ *	pool until it does or the path closes; under @chunk_lock
+ * @orphan_cons: per orphan, the index of the connection its timed-out
+ *	request went on, the one its late answer must come on; set with
+ *	the @orphans bit, under @chunk_lock
  * @chunk_size: bytes per chunk
  * @max_io_size: largest data length the server accepts
  * @stats: per-CPU counters (@base.stats too)
@@ -317,6 +320,7 @@ struct rift_clt_path {
 	struct rift_clt_bounce		*bounce;
 	u64				bounce_bytes;
 	unsigned long			*orphans;
+	u16				*orphan_cons;
 	u32				chunk_size;
 	u32				max_io_size;
 	struct rift_clt_stats __percpu	*stats;
@@ -699,7 +703,9 @@ void rift_clt_chunk_put(struct rift_clt_path *path, u32 id);
 void rift_clt_chunk_put_id(struct rift_clt_path *path, u32 id, u32 epoch);
 struct rift_clt_req *rift_clt_chunk_req(struct rift_clt_path *path, u32 id);
 bool rift_clt_chunk_orphan(struct rift_clt_path *path, struct rift_clt_req *req);
-struct rift_clt_req *rift_clt_chunk_unorphan(struct rift_clt_path *path, u32 id);
+int rift_clt_chunk_unorphan(struct rift_clt_path *path, struct rift_clt_con *con,
+			    const struct rift_imm *imm, struct rift_clt_req **req, u16 *gen);
+struct rift_clt_req *rift_clt_chunk_release_orphan(struct rift_clt_path *path, u32 id);
 bool rift_clt_chunk_granted(struct rift_clt_path *path, u32 id);
 void rift_clt_credit_starved(struct rift_clt_path *path);
 const char *rift_clt_credit_rx(struct rift_clt_path *path, const void *buf, u32 len);
