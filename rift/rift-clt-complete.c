@@ -100,6 +100,19 @@ static bool rift_clt_rsp_gen_ok(struct rift_clt_path *path, const struct rift_im
 }
 
 /*
+ * always-invalidate: the chunk's new rkey, which an RSP_RKEY brings, lands
+ * only once the response is known to answer the chunk's request (or its
+ * orphan's timed-out one), and before that request completes or the
+ * orphan is given back: the next request may take the chunk right after.
+ */
+static void rift_clt_rkey_store(struct rift_clt_path *path, u32 chunk, u32 rkey)
+{
+	rift_clt_dbg_rkey_rotated(path, chunk);
+	WRITE_ONCE(path->chunks[chunk].rkey, rkey);
+	this_cpu_inc(path->stats->rkey_updates);
+}
+
+/*
  * A response names a chunk of the path it came on; the chunk says which
  * request it answers.  Every id is checked: one beyond the chunks the
  * path may use, one no request holds, one whose request is not in flight
@@ -109,8 +122,11 @@ static bool rift_clt_rsp_gen_ok(struct rift_clt_path *path, const struct rift_im
  * it echoes must be that request's too: a duplicate that finds the next
  * request on the chunk, on the same connection, must not complete it
  * before its own answer, nor give an orphan back before its late RDMA.
+ * @rkey is an RSP_RKEY's new key (NULL for an RSP): it lands only after
+ * all of that, as the path fails otherwise.
  */
-static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
+static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm,
+			 const u32 *rkey)
 {
 	struct rift_clt_path *path = con->path;
 	struct rift_clt_req *req;
@@ -150,6 +166,11 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 		if (READ_ONCE(req->chunk) == imm->chunk) {
 			if (!rift_clt_rsp_gen_ok(path, imm))
 				goto other;
+			/* Its answer: a claim lost to its timeout finds the orphan. */
+			if (rkey) {
+				rift_clt_rkey_store(path, imm->chunk, *rkey);
+				rkey = NULL;
+			}
 			if (rift_clt_req_complete(req, imm->err))
 				return;
 		}
@@ -164,6 +185,8 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm)
 	 */
 	err = rift_clt_chunk_unorphan(path, con, imm, &req, &gen);
 	if (!err) {
+		if (rkey)
+			rift_clt_rkey_store(path, imm->chunk, *rkey);
 		rift_clt_chunk_put(path, imm->chunk);
 		this_cpu_inc(path->stats->late_responses);
 		rift_clt_hold_put(path->sess, req);
@@ -179,14 +202,14 @@ other:
 
 /*
  * always-invalidate: the server killed the chunk's key when our request
- * landed and names the new one here.  Stored before the request completes,
- * since the chunk may be taken by the next request right after.
+ * landed and names the new one in an RSP_RKEY's payload, decoded here
+ * into @rkey.  rift_clt_rsp() stores it once it knows which request the
+ * response answers (rift_clt_rkey_store()).
  */
 static int rift_clt_rsp_rkey(struct rift_clt_con *con, struct rift_iu *iu,
-			     struct ib_wc *wc, const struct rift_imm *imm)
+			     struct ib_wc *wc, const struct rift_imm *imm, u32 *rkey)
 {
 	struct rift_clt_path *path = con->path;
-	u32 rkey;
 
 	if (!path->always_inv || wc->opcode != IB_WC_RECV ||
 	    imm->chunk >= rift_clt_nr_usable(path))
@@ -194,11 +217,8 @@ static int rift_clt_rsp_rkey(struct rift_clt_con *con, struct rift_iu *iu,
 	ib_dma_sync_single_for_cpu(con->c.dev->ib_dev, iu->dma,
 				   min_t(u32, wc->byte_len, iu->size), DMA_FROM_DEVICE);
 	if (rift_proto_rkey_decode(iu->buf, min_t(u32, wc->byte_len, iu->size),
-				   imm->chunk, &rkey))
+				   imm->chunk, rkey))
 		return -EBADMSG;
-	rift_clt_dbg_rkey_rotated(path, imm->chunk);
-	WRITE_ONCE(path->chunks[imm->chunk].rkey, rkey);
-	this_cpu_inc(path->stats->rkey_updates);
 	return 0;
 }
 
@@ -269,6 +289,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rift_clt_con *con = rift_clt_wc_con(wc);
 	struct rift_clt_path *path = con->path;
 	struct rift_imm imm;
+	u32 rkey;
 	int err;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -310,20 +331,20 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			rift_clt_path_fail(path, "response without the chunk's new rkey");
 			return;
 		}
-		rift_clt_rsp(con, &imm);
+		rift_clt_rsp(con, &imm, NULL);
 		break;
 	case RIFT_IMM_RSP_RKEY:
-		/* The rkey must not land in the table of a chunk not ours. */
+		/* Named before its payload is judged, as the protocol lists. */
 		if (imm.chunk >= rift_clt_nr_usable(path) ||
 		    !rift_clt_chunk_granted(path, imm.chunk)) {
 			rift_clt_path_fail(path, "response names an unknown chunk");
 			return;
 		}
-		if (rift_clt_rsp_rkey(con, iu, wc, &imm)) {
+		if (rift_clt_rsp_rkey(con, iu, wc, &imm, &rkey)) {
 			rift_clt_path_fail(path, "malformed rkey response");
 			return;
 		}
-		rift_clt_rsp(con, &imm);
+		rift_clt_rsp(con, &imm, &rkey);
 		break;
 	case RIFT_IMM_HB:
 		/* Answering a flood would only keep our send queue full. */
