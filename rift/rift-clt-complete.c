@@ -86,20 +86,6 @@ int rift_clt_send_imm(struct rift_clt_con *con, const struct rift_imm *imm)
 }
 
 /*
- * RSP_GEN: the answer to the request in flight on a chunk echoes the low
- * bits of its generation, the chunk's last.  The caller reads it once it
- * saw that request POSTED (acquire: the chunk's holder bumped it before
- * it posted).  Another echo answers an earlier request on the chunk: a
- * duplicate, or an answer sent again.  (An orphan's late answer is
- * judged under the chunk lock, by rift_clt_chunk_unorphan().)
- */
-static bool rift_clt_rsp_gen_ok(struct rift_clt_path *path, const struct rift_imm *imm)
-{
-	return rift_proto_rsp_gen_match(imm, rift_clt_rsp_feat(path),
-					READ_ONCE(path->chunk_gens[imm->chunk]));
-}
-
-/*
  * always-invalidate: the chunk's new rkey, which an RSP_RKEY brings, lands
  * only once the response is known to answer the chunk's request (or its
  * orphan's timed-out one), and before that request completes or the
@@ -164,8 +150,17 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm,
 		 * it was looked up: the response is not its answer.
 		 */
 		if (READ_ONCE(req->chunk) == imm->chunk) {
-			if (!rift_clt_rsp_gen_ok(path, imm))
-				goto other;
+			/*
+			 * RSP_GEN: its answer echoes the low bits of its
+			 * generation, the chunk's last, read once the request
+			 * was seen POSTED (acquire: the chunk's holder bumped
+			 * it before it posted).  Another echo answers an
+			 * earlier request on the chunk: a duplicate, or an
+			 * answer sent again.
+			 */
+			gen = READ_ONCE(path->chunk_gens[imm->chunk]);
+			if (!rift_proto_rsp_gen_match(imm, rift_clt_rsp_feat(path), gen))
+				goto wrong_gen;
 			/* Its answer: a claim lost to its timeout finds the orphan. */
 			if (rkey) {
 				rift_clt_rkey_store(path, imm->chunk, *rkey);
@@ -193,11 +188,16 @@ static void rift_clt_rsp(struct rift_clt_con *con, const struct rift_imm *imm,
 		return;
 	}
 	if (err == -ESTALE)
-		goto other;
+		goto wrong_gen;
 	rift_clt_path_fail(path, "response to no outstanding request");
 	return;
-other:
-	rift_clt_path_fail(path, "response to another request (generation)");
+wrong_gen:
+	/* Which request was hit, for the next time a server does this. */
+	this_cpu_inc(path->stats->stale_responses);
+	rift_clt_path_fail(path,
+			   "response to another request (generation): chunk %u echoes %u, expected %u",
+			   imm->chunk, imm->gen,
+			   rift_proto_rsp_gen_put(gen, RIFT_FEAT_RSP_GEN));
 }
 
 /*

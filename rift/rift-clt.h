@@ -155,6 +155,9 @@ struct rift_clt_con {
  *	connection carried them
  * @timeouts: requests failed with -ETIMEDOUT after io_timeout_ms in flight
  * @late_responses: responses that arrived for timed-out requests
+ * @stale_responses: responses that echoed another generation than the
+ *	request (or timed-out request) of their chunk and connection
+ *	(RSP_GEN); each failed the path
  * @bounced_reads: reads answered into a staging page and copied out
  * @poll_completions: completions rift_clt_poll() reaped on poll connections
  * @poll_tick_completions: completions on poll connections that the
@@ -176,6 +179,7 @@ struct rift_clt_stats {
 	u64			rkey_updates;
 	u64			timeouts;
 	u64			late_responses;
+	u64			stale_responses;
 	u64			bounced_reads;
 	u64			poll_completions;
 	u64			poll_tick_completions;
