@@ -30,6 +30,18 @@
 #    completing that request; rsp_gen answers a request in flight with
 #    another generation (the latter reason); errno_range's bad path does
 #    not accept the feature, so its bits 15..12 are malformed;
+#  - the timed-out request's chunk (an orphan) goes back for its own late
+#    answer only: late_rsp's first answer gives it back (late_responses
+#    1); late_rsp_gen's one late answer echoes another generation and
+#    late_rsp_con's comes on another connection: each fails the path
+#    (stale_responses 1 for the first, whose reason names the chunk, the
+#    echo and the generation expected, one less), and neither gives the
+#    orphan back (late_responses 0: the path's end does);
+#  - rsp_gen_off, and late_rsp_nogen (late_rsp again): rift-evil -G
+#    declines RSP_GEN on every path, as a server that predates it: every
+#    descriptor the client sends carries generation 0, the answers echo
+#    nothing, IO on both paths runs verified with no path failing, and a
+#    late answer still gives its orphan back;
 #  - the cr_* cases (memory credits on the bad path, 2 chunks granted at
 #    first, CREDIT_REQs answered) break one credit rule each, as the
 #    IO-stage cases above; cr_revoke breaks none: a valid revoke down to
@@ -62,6 +74,9 @@ IO_CASES=(
 	"dup_rsp|response to no outstanding request|response to another request|duplicate response"
 	"wrong_con|response to no outstanding request"
 	"late_rsp|response to no outstanding request|response to another request|duplicate response"
+	"late_rsp_gen|response to another request .generation.: chunk [0-9]+ echoes [0-9]+, expected [0-9]+"
+	"late_rsp_con|response to no outstanding request"
+	"late_rsp_nogen|response to no outstanding request|duplicate response"
 	"rkey_noai|malformed rkey response"
 	"rkey_chunk|malformed rkey response"
 	"rkey_bogus|remote access error|(WR|work request) flushed"
@@ -88,8 +103,11 @@ INFO_CASES=(
 	"con_rsp_differs|CON_RSP of connection 1 differs from connection 0.s"
 )
 
+# The late_rsp* cases check one more point each: who gave the orphan back.
+nr_late=$(printf '%s\n' "${IO_CASES[@]}" | grep -c '^late_rsp')
+
 ktap_header
-ktap_plan $((3 + 3 * ${#IO_CASES[@]} + 2 + 2 * ${#INFO_CASES[@]} + 3 + 3 + 3))
+ktap_plan $((3 + 2 + 3 * ${#IO_CASES[@]} + 2 + nr_late + 2 * ${#INFO_CASES[@]} + 3 + 3 + 3))
 
 ktap_check "two rxe links" rift_rxe_pairs 2
 # Short heartbeats and a reconnect delay long enough to read the reason
@@ -253,6 +271,16 @@ session_end()
 	rift_evil_stop
 }
 
+# Reconnects of both paths together.
+reconnects_both()
+{
+	local a b
+
+	a=$(rift_clt_stat $S "$P0" reconnects)
+	b=$(rift_clt_stat $S "$P1" reconnects)
+	echo $((${a:-0} + ${b:-0}))
+}
+
 # --- warm-up: the server behaves; the slab baseline is taken after it ---
 ktap_check "rift-evil without a case: both paths up, verified IO" \
 	eval "evil_start -c none && open_both && io write 1 && io verify 1"
@@ -261,16 +289,88 @@ sleep 1
 slab0=$(rift_slab_owned "$OUT/slab.before")
 ktap_info "Rift slab objects after the warm-up: $slab0"
 
+# rsp_gen_off: rift-evil -G declines RSP_GEN on both paths, as a server
+# that predates the feature.  The kernel client must take that: send every
+# descriptor with generation 0 (rift-evil accepts no CANCEL_GEN either and
+# logs one that is not), accept answers whose bits 15..12 are 0, and run
+# verified IO over both paths without failing either.
+log_mark
+reasons_start
+seed=$((seed + 1))
+ok=0
+if evil_start -c none -G && open_both; then
+	ok=1
+fi
+rc0=$(reconnects_both)
+io write $seed 256 16
+wrc=$?
+io verify $seed 256 16
+vrc=$?
+errs=$(rift_test_errnos $S)
+rc1=$(reconnects_both)
+grep -E 'INFO_RSP sent|descriptor generation' "$OUT/evil.log" | head -n 4 | sed 's/^/# rsp_gen_off: evil: /'
+ktap_info "rsp_gen_off: write rc $wrc, verify rc $vrc, errors '$errs'; writes per path $(rift_clt_stat $S "$P0" reqs_write)/$(rift_clt_stat $S "$P1" reqs_write), reconnects $rc0 -> $rc1, stale_responses $(rift_clt_stat $S "$P0" stale_responses)/$(rift_clt_stat $S "$P1" stale_responses); last_error: $(grep . "$OUT/reasons" | tr '\n' '/')"
+ktap_check "rsp_gen_off: both paths up with RSP_GEN declined, every descriptor's generation 0" \
+	eval "[ $ok = 1 ] && [ \$(grep -c 'INFO_RSP sent' $OUT/evil.log) -ge 2 ] &&
+	      ! grep -q 'rsp-gen' $OUT/evil.log && ! grep -q 'descriptor generation' $OUT/evil.log"
+ktap_check "rsp_gen_off: verified IO over both paths, no path failed" \
+	eval "[ $wrc = 0 ] && [ $vrc = 0 ] && [ -z \"$errs\" ] && [ $rc1 = $rc0 ] &&
+	      [ \"\$(rift_clt_stat $S $P0 reqs_write)\" -gt 0 ] &&
+	      [ \"\$(rift_clt_stat $S $P1 reqs_write)\" -gt 0 ] &&
+	      ! grep -q . $OUT/reasons && io verify $seed 256 16"
+session_end
+case_keep rsp_gen_off
+
+# late_check NAME: who gave the timed-out request's orphan back.  Only
+# its own late answer may (late_responses); an answer with another
+# generation (stale_responses, and a reason whose echo is the expected
+# generation plus one, as rift-evil sends it) or on another connection
+# must leave it to the path's end.
+late_check()
+{
+	local late stale echo want
+
+	late=$(rift_clt_stat $S "$P1" late_responses)
+	stale=$(rift_clt_stat $S "$P1" stale_responses)
+	echo=$(log_since | sed -n "s|.*$S/$P1: .*generation.: chunk [0-9]* echoes \([0-9]*\), expected.*|\1|p" | head -n 1)
+	want=$(log_since | sed -n "s|.*$S/$P1: .*generation.: chunk [0-9]* echoes [0-9]*, expected \([0-9]*\).*|\1|p" | head -n 1)
+	grep -E 'holding|late answer' "$OUT/evil.log" | head -n 3 | sed "s/^/# $1: evil: /"
+	ktap_info "$1: late_responses $late, stale_responses $stale; echo '$echo', expected '$want'"
+	case $1 in
+	late_rsp_gen)
+		ktap_check "$1: the orphan stays until the path's end, the stale echo counted and named" \
+			eval "[ '$late' = 0 ] && [ '$stale' = 1 ] && [ -n '$echo' ] && [ -n '$want' ] &&
+			      [ $(((${want:-0} + 1) % 16)) = '$echo' ]"
+		;;
+	late_rsp_con)
+		ktap_check "$1: the orphan stays until the path's end" \
+			eval "[ '$late' = 0 ] && [ '$stale' = 0 ]"
+		;;
+	late_rsp_nogen)
+		ktap_check "$1: the late answer gave the orphan back, no generation checked" \
+			eval "[ '$late' = 1 ] && [ '$stale' = 0 ]"
+		;;
+	*)
+		ktap_check "$1: the first late answer gave the orphan back" \
+			eval "[ '$late' = 1 ]"
+		;;
+	esac
+}
+
 for c in "${IO_CASES[@]}"; do
 	name=${c%%|*}
 	want=${c#*|}
 	seed=$((seed + 1))
 	log_mark
+	ecase=$name
 	extra=
-	[ "$name" = late_rsp ] && extra="-l 4000"
-	[ "$name" = hb_flood ] && extra="-f 8000"
+	case $name in
+	late_rsp_nogen) ecase=late_rsp extra="-l 4000 -G" ;;
+	late_rsp*) extra="-l 4000" ;;
+	hb_flood) extra="-f 8000" ;;
+	esac
 	reasons_start
-	if ! evil_start -c "$name" $extra || ! open_both; then
+	if ! evil_start -c "$ecase" $extra || ! open_both; then
 		ktap_fail "$name: path closed with its reason (no session)"
 		ktap_fail "$name: IO completed, data verified"
 		ktap_fail "$name: reason logged"
@@ -278,11 +378,16 @@ for c in "${IO_CASES[@]}"; do
 			ktap_fail "mute_io: failed for no progress within stall_timeout_ms + 0.5 s of the silence (no session)"
 			ktap_fail "mute_io: counted in stats/stall_probes and stats/stalls (no session)"
 		fi
+		case $name in
+		late_rsp*) ktap_fail "$name: who gave the orphan back (no session)" ;;
+		esac
 		session_end
 		case_keep "$name"
 		continue
 	fi
-	[ "$name" = late_rsp ] && echo 2000 > "$CS/io_timeout_ms"
+	case $name in
+	late_rsp*) echo 2000 > "$CS/io_timeout_ms" ;;
+	esac
 	[ "$name" = mute_io ] && mute_io_start
 	# Writes, then reads (read_overrun fires on the first read).
 	io write $seed
@@ -296,15 +401,21 @@ for c in "${IO_CASES[@]}"; do
 	ktap_info "$name: last_error: $(grep . "$OUT/reasons" | tr '\n' '/'); write rc $wrc, verify rc $vrc, errors '$errs'"
 	ktap_check "$name: path closed with its reason" test $ok = 0
 	[ "$name" = mute_io ] && mute_io_check
-	if [ "$name" = late_rsp ]; then
+	case $name in
+	late_rsp*)
 		ioc="[ \"$errs\" = '-ETIMEDOUT:1' ] && [ $vrc = 0 ] &&
 		     echo 30000 > $CS/io_timeout_ms && io write $seed && io verify $seed"
-	else
+		;;
+	*)
 		ioc="[ $wrc = 0 ] && [ $vrc = 0 ] && [ -z \"$errs\" ] && io verify $seed"
-	fi
+		;;
+	esac
 	ktap_check "$name: IO completed, data verified" eval "$ioc"
 	ktap_check "$name: reason logged" \
 		eval "log_since | grep -qE '$S/$P1: .*($want)'"
+	case $name in
+	late_rsp*) late_check "$name" ;;
+	esac
 	grep -E 'fired|flood|closed' "$OUT/evil.log" | head -n 4 | sed "s/^/# $name: evil: /"
 	session_end
 	case_keep "$name"

@@ -16,6 +16,11 @@
  *   wrong_con       the answer on another connection of the path
  *   late_rsp        an answer after the client timed the request out
  *                   (-l MS later), then the same answer once more
+ *   late_rsp_gen    RSP_GEN accepted: as late_rsp, but one answer only,
+ *                   echoing another generation than the request's: not
+ *                   the orphan's late answer
+ *   late_rsp_con    as late_rsp, but one answer only, on another
+ *                   connection of the path than the request's
  *   rkey_noai       RSP_RKEY without always-invalidate negotiated
  *   rkey_chunk      always-invalidate: RSP_RKEY whose payload names
  *                   another chunk than its immediate
@@ -50,8 +55,14 @@
  *                   client waits for it
  *
  * Every path accepts RIFT_FEAT_RSP_GEN when the client offers it (but the
- * bad one of errno_range), and its answers echo the request's generation,
- * as rift-server's do: dup_rsp's and late_rsp's second answers echo it too.
+ * bad one of errno_range, and none with -G), and its answers echo the
+ * request's generation, as rift-server's do: dup_rsp's and late_rsp's
+ * second answers echo it too.  With -G every path declines the feature,
+ * as a server that predates it: answers carry no generation, and a
+ * request descriptor that carries one anyway (the client may send it
+ * only with RSP_GEN or CANCEL_GEN, and this server accepts neither) is
+ * logged once per path instance as "descriptor generation N without
+ * RSP_GEN or CANCEL_GEN".
  *
  * The cr_* cases accept memory credits (RIFT_FEAT_CREDITS) on their bad
  * paths, grant 2 chunks in INFO_RSP and answer CREDIT_REQs, breaking one
@@ -94,7 +105,7 @@
  * its INFO exchange; mute_io: on an IO connection), after which the path
  * reconnects to a server that behaves.  "none" misbehaves nowhere.
  *
- * usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE] [-B]
+ * usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE] [-B] [-G]
  *                  [-t SECONDS] [-l LATE_MS] [-f FLOOD_MS]
  *        rift-evil -L
  *
@@ -132,7 +143,8 @@ enum evil_case {
 	C_WRONG_CON, C_LATE_RSP, C_RKEY_NOAI, C_RKEY_CHUNK, C_RKEY_BOGUS,
 	C_RKEY_MISSING, C_READ_OVERRUN, C_INFO_QD, C_INFO_CHUNK_SIZE,
 	C_INFO_FEAT, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
-	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_RSP_GEN, C_CR_MALFORMED, C_CR_UNKNOWN,
+	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_RSP_GEN, C_LATE_RSP_GEN, C_LATE_RSP_CON,
+	C_CR_MALFORMED, C_CR_UNKNOWN,
 	C_CR_TWICE, C_CR_COUNT, C_CR_UNSOLICITED, C_CR_FLOOR, C_CR_RSP_UNGRANTED,
 	C_CR_REVOKE, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW,
 	C_RB_DGRAN, C_RB_DGRAN_HUGE, C_RB_SHORT, C_RB_INFO_DGRAN, C_NR,
@@ -143,7 +155,8 @@ static const char * const case_names[C_NR] = {
 	"wrong_con", "late_rsp", "rkey_noai", "rkey_chunk", "rkey_bogus",
 	"rkey_missing", "read_overrun", "info_qd", "info_chunk_size",
 	"info_feat", "info_table", "con_rsp_differs", "hb_flood", "rnr",
-	"silent", "mute_io", "mute_always", "rsp_gen", "cr_malformed", "cr_unknown",
+	"silent", "mute_io", "mute_always", "rsp_gen", "late_rsp_gen", "late_rsp_con",
+	"cr_malformed", "cr_unknown",
 	"cr_twice", "cr_count", "cr_unsolicited", "cr_floor", "cr_rsp_ungranted",
 	"cr_revoke", "rb_lbs", "rb_sectors", "rb_max_hw",
 	"rb_dgran", "rb_dgran_huge", "rb_short", "rb_info_dgran",
@@ -167,11 +180,15 @@ static const char * const case_names[C_NR] = {
  *	of its request's generation
  * @fired: this instance misbehaves now (hb_flood, rnr, silent, mute_io,
  *	   mute_always)
- * @held: late_rsp: answers of the held request still to send
+ * @held: late_rsp*: answers of the held request still to send
+ * @held_sent: answers of it sent so far
  * @held_chunk: its chunk
- * @held_con: the connection it came on
- * @held_gen: its generation
+ * @held_con: the connection its answers go on: the one it came on (but
+ *	for late_rsp_con)
+ * @held_gen: the generation its answers echo: its own (but for
+ *	late_rsp_gen)
  * @held_due: when the next answer goes out
+ * @gen_seen: a descriptor carried a generation the path never asked for
  * @flood_end: hb_flood: when to stop
  * @hb_seq: sequence of the flood's heartbeats
  * @credits: memory credits accepted (cr_* cases, bad paths)
@@ -195,10 +212,12 @@ struct epath {
 	bool			rsp_gen;
 	bool			fired;
 	int			held;
+	int			held_sent;
 	u16			held_chunk;
 	u16			held_con;
 	u16			held_gen;
 	long long		held_due;
+	bool			gen_seen;
 	long long		flood_end;
 	u16			hb_seq;
 	bool			credits;
@@ -208,6 +227,8 @@ struct epath {
 };
 
 static enum evil_case the_case = C_NONE;
+/* -G: no path accepts RIFT_FEAT_RSP_GEN, as a server that predates it. */
+static bool no_rsp_gen;
 /* A once-only case has happened (on some bad path instance). */
 static bool fired_once;
 static int late_ms = 5000;
@@ -459,7 +480,8 @@ static int info_rsp_build(struct epath *p, u32 hb_ms, u64 offered, u8 *buf, size
 	if (p->bad && the_case == C_INFO_FEAT)
 		feat |= BIT_ULL(9);
 	/* errno_range's bad path sets bits 15..12, which only RSP_GEN allows. */
-	if ((offered & RIFT_FEAT_RSP_GEN) && !(p->bad && the_case == C_ERRNO_RANGE)) {
+	if ((offered & RIFT_FEAT_RSP_GEN) && !no_rsp_gen &&
+	    !(p->bad && the_case == C_ERRNO_RANGE)) {
 		p->rsp_gen = true;
 		feat |= RIFT_FEAT_RSP_GEN;
 	}
@@ -852,6 +874,12 @@ static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
 		send_rsp(p, con, imm->chunk, 0, -EBADMSG);
 		return;
 	}
+	/* Without RSP_GEN (or CANCEL_GEN, never accepted here) it must be 0. */
+	if (req.gen && !p->rsp_gen && !p->gen_seen) {
+		p->gen_seen = true;
+		say(p, "descriptor generation %u without RSP_GEN or CANCEL_GEN (chunk %u)",
+		    req.gen, imm->chunk);
+	}
 	if (blk_mode) {
 		blk_request(p, con, imm->chunk, chunk, &req, seg);
 		return;
@@ -878,13 +906,23 @@ static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
 		}
 	}
 
-	if (fire(p, C_LATE_RSP)) {
-		/* Held: no answer until the client has given up on it. */
-		p->held = 2;
+	/*
+	 * Held: no answer until the client has given up on it.  Only the
+	 * first late answer of late_rsp is the orphan's: the client gives
+	 * the chunk back for it alone.  late_rsp_gen's (another generation,
+	 * so with RSP_GEN only) and late_rsp_con's (another connection) are
+	 * not, and must leave it an orphan.
+	 */
+	if (fire(p, C_LATE_RSP) || (p->rsp_gen && fire(p, C_LATE_RSP_GEN)) ||
+	    fire(p, C_LATE_RSP_CON)) {
+		p->held = the_case == C_LATE_RSP ? 2 : 1;
+		p->held_sent = 0;
 		p->held_chunk = imm->chunk;
-		p->held_con = con;
-		p->held_gen = req.gen;
+		p->held_con = the_case == C_LATE_RSP_CON ? (con + 1) % p->nr_cons : con;
+		p->held_gen = the_case == C_LATE_RSP_GEN ? req.gen + 1 : req.gen;
 		p->held_due = now_ms() + late_ms;
+		say(p, "holding the answer to chunk %u (connection %u, generation %u)",
+		    imm->chunk, con, req.gen);
 		return;
 	}
 	if (fire(p, C_WRONG_CON)) {
@@ -1001,7 +1039,8 @@ static void tick(struct epath *p)
 	__be32 v;
 
 	if (p->held && now >= p->held_due) {
-		say(p, "late answer %d for chunk %u", 3 - p->held, p->held_chunk);
+		say(p, "late answer %d for chunk %u on connection %u, echo %u", ++p->held_sent,
+		    p->held_chunk, p->held_con, rsp_gen_of(p, p->held_gen));
 		send_rsp(p, p->held_con, p->held_chunk, p->held_gen, 0);
 		p->held--;
 		p->held_due = now + EVIL_LATE_GAP_MS;
@@ -1048,7 +1087,7 @@ static bool serve(struct epath *p)
 
 static void print_usage(void)
 {
-	fputs("usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE] [-B]\n", stderr);
+	fputs("usage: rift-evil -g GOOD_ADDR [-b BAD_ADDR] [-p PORT] [-c CASE] [-B] [-G]\n", stderr);
 	fputs("                 [-t SECONDS] [-l LATE_MS] [-f FLOOD_MS]\n", stderr);
 	fputs("       rift-evil -L\n", stderr);
 	exit(2);
@@ -1065,7 +1104,7 @@ int main(int argc, char **argv)
 	char why[160];
 	bool busy;
 
-	while ((opt = getopt(argc, argv, "g:b:p:c:t:l:f:LB")) != -1) {
+	while ((opt = getopt(argc, argv, "g:b:p:c:t:l:f:LBG")) != -1) {
 		switch (opt) {
 		case 'g':
 			good_addr = optarg;
@@ -1095,6 +1134,9 @@ int main(int argc, char **argv)
 		case 'B':
 			blk_mode = true;
 			break;
+		case 'G':
+			no_rsp_gen = true;
+			break;
 		case 'L':
 			for (i = 1; i < C_NR; i++)
 				printf("%s\n", case_names[i]);
@@ -1120,9 +1162,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	when = info_case() || blk_case() ? "every attempt" : "once";
-	printf("listening on %s:%d, bad %s:%d, case %s, %s%s\n", good_addr, port,
+	printf("listening on %s:%d, bad %s:%d, case %s, %s%s%s\n", good_addr, port,
 	       bad_addr ? bad_addr : "-", port, case_names[the_case], when,
-	       blk_mode ? ", riftblk" : "");
+	       blk_mode ? ", riftblk" : "", no_rsp_gen ? ", RSP_GEN declined" : "");
 
 	end = now_ms() + secs * 1000LL;
 	while (now_ms() < end) {
