@@ -449,6 +449,8 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 
 	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags)))
 		return;
+	/* Answered: see rift_srv_op_deliver().  Only the op's owner writes. */
+	WRITE_ONCE(op->answers, op->answers + 1);
 	/*
 	 * A block driver completes bios in its interrupt handler (virtio_blk,
 	 * NVMe), so a ULP answering from end_io calls in from hard interrupt
@@ -636,13 +638,24 @@ static void rift_srv_op_deliver(struct rift_srv_op *op)
 {
 	struct rift_srv_sess *sess = op->sess;
 	u8 *chunk = op->path->chunks[op->chunk];
+	/* The op is ours until it is answered: nobody else moves this. */
+	unsigned int answers = READ_ONCE(op->answers);
 	int ret;
 
 	ret = sess->ctx->ops->rdma_ev(READ_ONCE(sess->priv), op, op->dir,
 				      chunk + op->data_off, op->data_len,
 				      chunk + op->usr_off, op->usr_len);
-	/* On 0 the op may already be answered and reused: leave it alone. */
-	if (ret < 0)
+	/*
+	 * On 0 the op may already be answered and reused: leave it alone.
+	 * A negative return is the answer, unless the ULP answered already
+	 * (rdma_ev's contract forbids both): the op may carry the client's
+	 * next request on the chunk by now, and a second answer would echo
+	 * that request's generation (RSP_GEN) and complete it before its
+	 * data.  Seen when the answer came before the return, in this
+	 * thread (hard interrupt deferral included); an answer the ULP
+	 * makes on another CPU at the same time is not.
+	 */
+	if (ret < 0 && !WARN_ON_ONCE(READ_ONCE(op->answers) != answers))
 		rift_srv_resp(op, ret);
 }
 

@@ -193,6 +193,9 @@ struct rift_srv_ctx {
  * @resp_work: posts the answer of a ULP that answered from hard interrupt
  *	context (see rift_srv_resp())
  * @resp_err: the answer @resp_work posts
+ * @answers: moved by every rift_srv_resp() on the op, wrapping;
+ *	rift_srv_op_deliver() compares it around rdma_ev to tell whether
+ *	the ULP answered before it returned an error
  */
 struct rift_srv_op {
 	unsigned long		flags;
@@ -215,6 +218,7 @@ struct rift_srv_op {
 	struct ib_cqe		rsp_cqe;
 	struct work_struct	resp_work;
 	int			resp_err;
+	unsigned int		answers;
 };
 
 /**

@@ -213,6 +213,8 @@ enum rift_srv_link_ev {
  *	The ULP answers with rift_srv_resp(), now or later from any context
  *	(hard interrupt included: a bio's end_io may answer directly).
  *	Returning a negative errno answers the request with it instead.
+ *	A request is answered once, one way or the other: the op may carry
+ *	the client's next request as soon as it is answered.
  *	@data and @usr point into the request's chunk, memory the client can
  *	write by RDMA for as long as the request is outstanding (unless the
  *	path uses always-invalidate): copy what is validated before it is
