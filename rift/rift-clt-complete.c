@@ -317,7 +317,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	/* Bits the server must not set without RSP_GEN: before any rkey lands. */
 	if ((imm.type == RIFT_IMM_RSP || imm.type == RIFT_IMM_RSP_RKEY) &&
-	    rift_proto_rsp_gen(&imm, rift_clt_rsp_feat(path))) {
+	    rift_proto_rsp_gen_check(&imm, rift_clt_rsp_feat(path))) {
 		rift_clt_path_fail(path, "malformed immediate data");
 		return;
 	}

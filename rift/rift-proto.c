@@ -556,7 +556,7 @@ EXPORT_SYMBOL_GPL(rift_imm_encode);
  * space, is what they are held to).  A CANCEL's arg, and a response's arg
  * bits 15..12, are returned in @imm->gen whatever their value: whether
  * they may be non-zero depends on the path's features, see
- * rift_proto_cancel_gen() and rift_proto_rsp_gen().
+ * rift_proto_cancel_gen() and rift_proto_rsp_gen_check().
  */
 int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm)
 {
@@ -662,7 +662,7 @@ u16 rift_proto_rsp_gen_put(u16 req_gen, u64 feat)
 EXPORT_SYMBOL_GPL(rift_proto_rsp_gen_put);
 
 /**
- * rift_proto_rsp_gen() - client side: validate a response's generation bits
+ * rift_proto_rsp_gen_check() - client side: validate a response's generation bits
  * @imm: a decoded %RIFT_IMM_RSP or %RIFT_IMM_RSP_RKEY
  * @feat: the features accepted for the path
  *
@@ -675,7 +675,7 @@ EXPORT_SYMBOL_GPL(rift_proto_rsp_gen_put);
  * Return: 0, -EINVAL if @imm is not a response, -EBADMSG for a non-zero
  * generation without %RIFT_FEAT_RSP_GEN.
  */
-int rift_proto_rsp_gen(const struct rift_imm *imm, u64 feat)
+int rift_proto_rsp_gen_check(const struct rift_imm *imm, u64 feat)
 {
 	if (imm->type != RIFT_IMM_RSP && imm->type != RIFT_IMM_RSP_RKEY)
 		return -EINVAL;
@@ -683,11 +683,11 @@ int rift_proto_rsp_gen(const struct rift_imm *imm, u64 feat)
 		return -EBADMSG;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rift_proto_rsp_gen);
+EXPORT_SYMBOL_GPL(rift_proto_rsp_gen_check);
 
 /**
  * rift_proto_rsp_gen_match() - client side: is this the request's answer
- * @imm: a response that passed rift_proto_rsp_gen()
+ * @imm: a response that passed rift_proto_rsp_gen_check()
  * @feat: the features accepted for the path
  * @req_gen: generation of the request (or timed-out request, for its late
  *	answer) that holds the chunk the response names

@@ -638,7 +638,7 @@ struct rift_rbuf {
  *	%RIFT_FEAT_CANCEL_GEN, see rift_proto_cancel_gen().  The low
  *	%RIFT_IMM_RSP_GEN_BITS bits of the answered request's generation
  *	(RSP, RSP_RKEY); 0 without %RIFT_FEAT_RSP_GEN, see
- *	rift_proto_rsp_gen()
+ *	rift_proto_rsp_gen_check()
  * @desc_off: descriptor byte offset in the chunk (WRITE, READ)
  * @err: 0 or negative errno (RSP, RSP_RKEY)
  * @want: chunks the client wants to hold in total (CREDIT_REQ)
@@ -888,7 +888,7 @@ int rift_imm_encode(const struct rift_imm *imm, __be32 *imm_data);
 int rift_imm_decode(__be32 imm_data, u32 nr_chunks, struct rift_imm *imm);
 int rift_proto_cancel_gen(const struct rift_imm *imm, u64 feat, u16 *gen);
 u16 rift_proto_rsp_gen_put(u16 req_gen, u64 feat);
-int rift_proto_rsp_gen(const struct rift_imm *imm, u64 feat);
+int rift_proto_rsp_gen_check(const struct rift_imm *imm, u64 feat);
 bool rift_proto_rsp_gen_match(const struct rift_imm *imm, u64 feat, u16 req_gen);
 
 /* IO path. */

@@ -211,7 +211,7 @@ struct rift_srv_op {
 	u32			usr_off;
 	u16			usr_len;
 	u16			nr_segs;
-	u16			rsp_gen;
+	u8			rsp_gen;
 	u32			sync_len;
 	struct ib_cqe		inv_cqe;
 	atomic_t		tx_out;

@@ -269,10 +269,10 @@ static void fuzz_rsp_gen(const struct rift_imm *imm, u16 arg, u16 req_gen)
 	u16 echo = arg >> RIFT_IMM_RSP_GEN_SHIFT;
 
 	FUZZ_ASSERT(imm->gen == echo && imm->err == -(int)(arg & RIFT_IMM_ERRNO_MAX));
-	FUZZ_ASSERT(rift_proto_rsp_gen(imm, 0) == (echo ? -EBADMSG : 0));
-	FUZZ_ASSERT(rift_proto_rsp_gen(imm, RIFT_FEAT_KNOWN & ~RIFT_FEAT_RSP_GEN) ==
+	FUZZ_ASSERT(rift_proto_rsp_gen_check(imm, 0) == (echo ? -EBADMSG : 0));
+	FUZZ_ASSERT(rift_proto_rsp_gen_check(imm, RIFT_FEAT_KNOWN & ~RIFT_FEAT_RSP_GEN) ==
 		    (echo ? -EBADMSG : 0));
-	FUZZ_ASSERT(!rift_proto_rsp_gen(imm, RIFT_FEAT_RSP_GEN));
+	FUZZ_ASSERT(!rift_proto_rsp_gen_check(imm, RIFT_FEAT_RSP_GEN));
 	FUZZ_ASSERT(rift_proto_rsp_gen_match(imm, 0, req_gen));
 	FUZZ_ASSERT(rift_proto_rsp_gen_match(imm, RIFT_FEAT_RSP_GEN, req_gen) ==
 		    (echo == (req_gen & RIFT_IMM_RSP_GEN_MASK)));
@@ -307,7 +307,7 @@ static void fuzz_imm(const u8 *data, size_t size)
 	if (imm.type == RIFT_IMM_RSP || imm.type == RIFT_IMM_RSP_RKEY)
 		fuzz_rsp_gen(&imm, raw & RIFT_IMM_ARG_MASK, nr);
 	else
-		FUZZ_ASSERT(rift_proto_rsp_gen(&imm, RIFT_FEAT_RSP_GEN) == -EINVAL);
+		FUZZ_ASSERT(rift_proto_rsp_gen_check(&imm, RIFT_FEAT_RSP_GEN) == -EINVAL);
 }
 
 static void fuzz_rkey(const u8 *data, size_t size)

@@ -202,7 +202,7 @@ static bool recv_rsp_rkey(const struct path *p, struct peer_conn *c, struct rift
 	}
 	return EXPECT(imm->type == RIFT_IMM_RSP_RKEY, "got type %u, expected RSP_RKEY",
 		      imm->type) &&
-	       EXPECT(!rift_proto_rsp_gen(imm, p->info.feat_accepted),
+	       EXPECT(!rift_proto_rsp_gen_check(imm, p->info.feat_accepted),
 		      "RSP_RKEY 0x%08x sets bits 15..12 without RSP_GEN", be32_to_cpu(v)) &&
 	       EXPECT(!rift_proto_rkey_decode(r.data, r.len, imm->chunk, rkey),
 		      "RSP_RKEY of chunk %u with a bad %u-byte payload", imm->chunk, r.len);

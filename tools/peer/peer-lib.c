@@ -433,7 +433,7 @@ bool send_imm(struct peer_conn *c, __be32 imm)
 /*
  * Receive the next immediate on @c, answering the server's heartbeats.  A
  * response's arg bits 15..12 must be 0 unless the server accepted RSP_GEN
- * (rift_proto_rsp_gen()): every case checks that the server leaves them
+ * (rift_proto_rsp_gen_check()): every case checks that the server leaves them
  * clear for a client that did not ask for the echo.
  */
 bool recv_imm(const struct path *p, struct peer_conn *c, struct rift_imm *imm)
@@ -455,7 +455,7 @@ bool recv_imm(const struct path *p, struct peer_conn *c, struct rift_imm *imm)
 			    be32_to_cpu(v)))
 			return false;
 		if ((imm->type == RIFT_IMM_RSP || imm->type == RIFT_IMM_RSP_RKEY) &&
-		    !EXPECT(!rift_proto_rsp_gen(imm, p->info.feat_accepted),
+		    !EXPECT(!rift_proto_rsp_gen_check(imm, p->info.feat_accepted),
 			    "response 0x%08x sets bits 15..12 without RSP_GEN", be32_to_cpu(v)))
 			return false;
 		if (imm->type != RIFT_IMM_HB)

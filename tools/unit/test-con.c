@@ -102,7 +102,7 @@ static void test_features(void)
 	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN,
 					   RIFT_FEAT_RSP_GEN), -EBADMSG);
 	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_AI_CAPABLE, RIFT_FEAT_RSP_GEN), -EBADMSG);
-	CHECK(RIFT_FEAT_RSP_GEN == BIT_ULL(5));
+	CHECK(BIT_ULL(5) == RIFT_FEAT_RSP_GEN);
 }
 
 static void test_con_req_roundtrip(void)

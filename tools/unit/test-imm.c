@@ -194,7 +194,7 @@ static void test_imm_decode_bad(void)
 
 	/*
 	 * Response errno in 12 bits; bits 15..12 are the generation, any
-	 * value (whether it may be non-zero is rift_proto_rsp_gen()'s call).
+	 * value (whether it may be non-zero is rift_proto_rsp_gen_check()'s call).
 	 */
 	CHECK_EQ(rift_imm_decode(be_of(0x30000fff), 1, &out), 0);
 	CHECK_EQ(out.err, -4095);
@@ -356,7 +356,7 @@ static void test_rsp_gen(void)
 		imm.err = -(int)(g % 4096);
 		CHECK_EQ(rift_imm_encode(&imm, &v), 0);
 		CHECK_EQ(rift_imm_decode(v, 16, &out), 0);
-		CHECK_EQ(rift_proto_rsp_gen(&out, feat), 0);
+		CHECK_EQ(rift_proto_rsp_gen_check(&out, feat), 0);
 		CHECK(rift_proto_rsp_gen_match(&out, feat, g));
 		CHECK(!rift_proto_rsp_gen_match(&out, feat, g + 1));
 		CHECK(!rift_proto_rsp_gen_match(&out, feat, g - 1));
@@ -365,28 +365,28 @@ static void test_rsp_gen(void)
 
 	/* Form: bits 15..12 set without the feature are malformed. */
 	imm = (struct rift_imm){ .type = RIFT_IMM_RSP, .gen = 0 };
-	CHECK_EQ(rift_proto_rsp_gen(&imm, 0), 0);
-	CHECK_EQ(rift_proto_rsp_gen(&imm, feat), 0);
+	CHECK_EQ(rift_proto_rsp_gen_check(&imm, 0), 0);
+	CHECK_EQ(rift_proto_rsp_gen_check(&imm, feat), 0);
 	for (g = 1; g <= RIFT_IMM_RSP_GEN_MASK; g++) {
 		imm.gen = g;
 		imm.type = RIFT_IMM_RSP;
-		CHECK_EQ(rift_proto_rsp_gen(&imm, 0), -EBADMSG);
-		CHECK_EQ(rift_proto_rsp_gen(&imm, RIFT_FEAT_KNOWN & ~feat), -EBADMSG);
-		CHECK_EQ(rift_proto_rsp_gen(&imm, feat), 0);
+		CHECK_EQ(rift_proto_rsp_gen_check(&imm, 0), -EBADMSG);
+		CHECK_EQ(rift_proto_rsp_gen_check(&imm, RIFT_FEAT_KNOWN & ~feat), -EBADMSG);
+		CHECK_EQ(rift_proto_rsp_gen_check(&imm, feat), 0);
 		imm.type = RIFT_IMM_RSP_RKEY;
-		CHECK_EQ(rift_proto_rsp_gen(&imm, RIFT_FEAT_ALWAYS_INVALIDATE), -EBADMSG);
-		CHECK_EQ(rift_proto_rsp_gen(&imm, RIFT_FEAT_ALWAYS_INVALIDATE | feat), 0);
+		CHECK_EQ(rift_proto_rsp_gen_check(&imm, RIFT_FEAT_ALWAYS_INVALIDATE), -EBADMSG);
+		CHECK_EQ(rift_proto_rsp_gen_check(&imm, RIFT_FEAT_ALWAYS_INVALIDATE | feat), 0);
 	}
 	/* As the client sees it off the wire: errno 0, generation 1. */
 	CHECK_EQ(rift_imm_decode(be_of(0x30021000), 16, &out), 0);
-	CHECK_EQ(rift_proto_rsp_gen(&out, 0), -EBADMSG);
-	CHECK_EQ(rift_proto_rsp_gen(&out, feat), 0);
+	CHECK_EQ(rift_proto_rsp_gen_check(&out, 0), -EBADMSG);
+	CHECK_EQ(rift_proto_rsp_gen_check(&out, feat), 0);
 
 	/* Not a response. */
 	imm = (struct rift_imm){ .type = RIFT_IMM_CANCEL, .gen = 1 };
-	CHECK_EQ(rift_proto_rsp_gen(&imm, feat), -EINVAL);
+	CHECK_EQ(rift_proto_rsp_gen_check(&imm, feat), -EINVAL);
 	imm = (struct rift_imm){ .type = RIFT_IMM_HB };
-	CHECK_EQ(rift_proto_rsp_gen(&imm, feat), -EINVAL);
+	CHECK_EQ(rift_proto_rsp_gen_check(&imm, feat), -EINVAL);
 
 	/*
 	 * Match: without the feature any response answers the request on
