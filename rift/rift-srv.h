@@ -620,6 +620,9 @@ void rift_srv_path_queue_info(struct rift_srv_path *path);
 int rift_srv_pool_path_init(struct rift_srv_path *path);
 int rift_srv_pool_admit(struct rift_srv_path *path, u16 nr, struct ib_reg_wr *wrs,
 			struct rift_rbuf *table);
+int rift_srv_chunk_reg(struct rift_srv_path *path, u16 id, void *buf,
+		       struct ib_reg_wr *wr);
+void rift_srv_chunk_unreg(struct rift_srv_path *path, u16 id);
 int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr *wr);
 u32 rift_srv_pool_room_chunks(struct rift_srv_path *path);
 void rift_srv_pool_start(struct rift_srv_path *path);
