@@ -38,7 +38,8 @@
  *
  * A path without credits (an old client, or credit_floor 0) takes none of
  * this: it allocates its whole queue depth at admission, as it always
- * did (rift_srv_path_alloc_chunks()), against the same budget.
+ * did (rift_srv_path_alloc_chunks()), against the same budget, and
+ * registers it with the same rift_srv_chunk_reg().
  *
  * Calls into the parameters and the state machine only.
  */
@@ -92,6 +93,9 @@ int rift_srv_pool_path_init(struct rift_srv_path *path)
  * @wr: filled with the REG_MR that makes the key valid, not chained; it
  *	must reach the device before the client hears of the chunk
  *
+ * The one registration of chunk memory: a chunk granted as a credit
+ * (rift_srv_pool_chunk_get()) and every chunk of a path without credits
+ * (rift_srv_path_reg_chunks()) are mapped, keyed and announced alike.
  * All or nothing: what a failure leaves of @id is undone here, because
  * the pool frees the chunk's pages at once and they must be unmapped
  * first.  The MR goes into @path->mrs last, only on success: that entry

@@ -375,7 +375,6 @@ struct rift_srv_stats {
  * @segs: segment storage of all ops
  * @pd: the path instance's own protection domain: its QPs and chunk MRs
  * @sgs: per-chunk scatterlists mapped for @ib_dev
- * @nr_mapped: entries of @sgs mapped
  * @mrs: per-chunk MRs
  * @always_inv: ALWAYS_INVALIDATE was accepted for this path instance
  * @can_cancel: CANCEL was accepted for this path instance
@@ -383,7 +382,8 @@ struct rift_srv_stats {
  * @rsp_gen: RSP_GEN was accepted: requests carry a generation and every
  *	answer echoes its low bits
  * @rkey_msgs: per-chunk RSP_RKEY payloads (always-invalidate)
- * @nr_mrs: entries of @mrs allocated
+ * @nr_mrs: chunks 0 .. @nr_mrs - 1 registered (rift_srv_chunk_reg()) by a
+ *	path without @credits; 0 with them, whose chunks come and go one by one
  * @reg_cqe: completion of the REG_MR WRs (seen only on failure)
  * @info_tx: INFO_RSP buffer
  * @cons: connections
@@ -459,7 +459,6 @@ struct rift_srv_path {
 	struct rift_rbuf		*segs;
 	struct rift_pd			pd;
 	struct scatterlist		*sgs;
-	u32				nr_mapped;
 	struct ib_mr			**mrs;
 	u32				nr_mrs;
 	bool				always_inv;
