@@ -26,17 +26,19 @@ void rift_srv_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 				   ib_wc_status_msg(wc->status));
 }
 
-/* Undo rift_srv_path_reg_chunks(), however far it got; QPs already drained. */
+/*
+ * Undo rift_srv_path_reg_chunks(), however far it got; QPs already
+ * drained.  A path with credits has no chunk counted here (nr_mrs is 0):
+ * rift_srv_pool_stop() unregistered its chunks, only the tables go.
+ */
 void rift_srv_path_unreg_chunks(struct rift_srv_path *path)
 {
 	u32 i;
 
+	/* Chunk by chunk: an MR's page list names its own chunk's pages only. */
 	for (i = 0; i < path->nr_mrs; i++)
-		ib_dereg_mr(path->mrs[i]);
+		rift_srv_chunk_unreg(path, i);
 	path->nr_mrs = 0;
-	for (i = 0; i < path->nr_mapped; i++)
-		ib_dma_unmap_sg(path->ib_dev, &path->sgs[i], 1, DMA_BIDIRECTIONAL);
-	path->nr_mapped = 0;
 	kfree(path->mrs);
 	path->mrs = NULL;
 	kfree(path->sgs);
@@ -184,42 +186,32 @@ int rift_srv_path_alloc_chunks(struct rift_srv_path *path)
  * Map every chunk of the path for its device and give it an MR; the
  * REG_MR WRs are returned in @wrs, to go out in front of INFO_RSP, and the
  * resulting table in @table.  The chunks are this path instance's own, so
- * the table's entries are valid on no other path.
+ * the table's entries are valid on no other path.  A chunk whose
+ * registration fails is undone by rift_srv_chunk_reg() itself, at once
+ * rather than by the close work: no REG_MR of this path has been posted
+ * yet, so its MR may go any time.  Those before it stay, counted in
+ * nr_mrs, for the close work: the refusal that follows closes the path.
  */
 static int rift_srv_path_reg_chunks(struct rift_srv_path *path,
 				    struct ib_reg_wr *wrs, struct rift_rbuf *table)
 {
 	struct rift_srv_sess *sess = path->sess;
-	u32 pages = DIV_ROUND_UP(sess->chunk_size, PAGE_SIZE);
-	u32 qd = path->queue_depth, i;
-	struct ib_mr *mr;
+	u16 qd = path->queue_depth, i;
+	int err;
 
 	path->sgs = kcalloc(qd, sizeof(*path->sgs), GFP_KERNEL);
 	path->mrs = kcalloc(qd, sizeof(*path->mrs), GFP_KERNEL);
 	if (!path->sgs || !path->mrs)
 		return -ENOMEM;
 	for (i = 0; i < qd; i++) {
-		sg_init_one(&path->sgs[i], path->chunks[i], sess->chunk_size);
-		if (ib_dma_map_sg(path->ib_dev, &path->sgs[i], 1,
-				  DMA_BIDIRECTIONAL) != 1)
-			return -ENOMEM;
-		path->nr_mapped++;
-		mr = ib_alloc_mr(path->pd.pd, IB_MR_TYPE_MEM_REG, pages);
-		if (IS_ERR(mr))
-			return PTR_ERR(mr);
-		path->mrs[path->nr_mrs++] = mr;
-		if (ib_map_mr_sg(mr, &path->sgs[i], 1, NULL, PAGE_SIZE) != 1)
-			return -EINVAL;
-		rift_mr_hide_iova(mr, i);
-		wrs[i].wr.opcode = IB_WR_REG_MR;
-		wrs[i].wr.wr_cqe = &path->reg_cqe;
+		err = rift_srv_chunk_reg(path, i, path->chunks[i], &wrs[i]);
+		if (err)
+			return err;
+		path->nr_mrs++;
 		wrs[i].wr.next = i + 1 < qd ? &wrs[i + 1].wr : NULL;
-		wrs[i].mr = mr;
-		wrs[i].key = mr->rkey;
-		wrs[i].access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		table[i].addr = mr->iova;
+		table[i].addr = path->mrs[i]->iova;
 		table[i].len = sess->chunk_size;
-		table[i].rkey = mr->rkey;
+		table[i].rkey = path->mrs[i]->rkey;
 	}
 	return 0;
 }

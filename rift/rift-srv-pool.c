@@ -38,7 +38,8 @@
  *
  * A path without credits (an old client, or credit_floor 0) takes none of
  * this: it allocates its whole queue depth at admission, as it always
- * did (rift_srv_path_alloc_chunks()), against the same budget.
+ * did (rift_srv_path_alloc_chunks()), against the same budget, and
+ * registers it with the same rift_srv_chunk_reg().
  *
  * Calls into the parameters and the state machine only.
  */
@@ -85,6 +86,85 @@ int rift_srv_pool_path_init(struct rift_srv_path *path)
 #define RIFT_SRV_POOL_SEGS_BYTES	(RIFT_IO_MAX_SEGS * sizeof(struct rift_rbuf))
 
 /**
+ * rift_srv_chunk_reg() - map a chunk for the path's device and give it an MR
+ * @path: path whose scatterlist and MR tables exist; process context
+ * @id: chunk id without an MR
+ * @buf: the chunk's memory: chunk_size bytes, physically contiguous
+ * @wr: filled with the REG_MR that makes the key valid, not chained; it
+ *	must reach the device before the client hears of the chunk
+ *
+ * The one registration of chunk memory: a chunk granted as a credit
+ * (rift_srv_pool_chunk_get()) and every chunk of a path without credits
+ * (rift_srv_path_reg_chunks()) are mapped, keyed and announced alike.
+ * All or nothing: what a failure leaves of @id is undone here, because
+ * the pool frees the chunk's pages at once and they must be unmapped
+ * first.  The MR goes into @path->mrs last, only on success: that entry
+ * is what rift_srv_chunk_unreg() goes by.
+ *
+ * Return: 0, -ENOMEM if the DMA mapping fails, ib_alloc_mr()'s errno
+ * (an -ENOSPC there is the driver's limit, not the budget's), or -EINVAL
+ * if the MR cannot take the chunk as one mapping.
+ */
+int rift_srv_chunk_reg(struct rift_srv_path *path, u16 id, void *buf,
+		       struct ib_reg_wr *wr)
+{
+	u32 size = path->sess->chunk_size;
+	struct ib_mr *mr;
+	int err;
+
+	sg_init_one(&path->sgs[id], buf, size);
+	if (ib_dma_map_sg(path->ib_dev, &path->sgs[id], 1, DMA_BIDIRECTIONAL) != 1)
+		return -ENOMEM;
+	mr = ib_alloc_mr(path->pd.pd, IB_MR_TYPE_MEM_REG, DIV_ROUND_UP(size, PAGE_SIZE));
+	if (IS_ERR(mr)) {
+		err = PTR_ERR(mr);
+		goto err_unmap;
+	}
+	if (ib_map_mr_sg(mr, &path->sgs[id], 1, NULL, PAGE_SIZE) != 1) {
+		err = -EINVAL;
+		goto err_dereg;
+	}
+	/* The id as the tag: a trace tells the chunks of a path apart. */
+	rift_mr_hide_iova(mr, id);
+	/* A credit answer's REG_MRs are on its stack, not zeroed. */
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_REG_MR;
+	wr->wr.wr_cqe = &path->reg_cqe;
+	wr->mr = mr;
+	wr->key = mr->rkey;
+	wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	path->mrs[id] = mr;
+	return 0;
+
+err_dereg:
+	ib_dereg_mr(mr);
+err_unmap:
+	ib_dma_unmap_sg(path->ib_dev, &path->sgs[id], 1, DMA_BIDIRECTIONAL);
+	return err;
+}
+
+/**
+ * rift_srv_chunk_unreg() - undo rift_srv_chunk_reg()
+ * @path: path on which no key of chunk @id can be used any more: its
+ *	LOCAL_INV completed, or the path's QPs are drained
+ * @id: chunk id
+ *
+ * The MR goes before the mapping its page list names.  Nothing to do for
+ * an id without an MR, or once the close work freed the MR table
+ * (rift_srv_path_unreg_chunks()): a chunk the ULP held at close is
+ * unregistered by rift_srv_pool_stop() and comes here again when its
+ * memory goes (rift_srv_pool_path_free()).
+ */
+void rift_srv_chunk_unreg(struct rift_srv_path *path, u16 id)
+{
+	if (path->mrs && path->mrs[id]) {
+		ib_dereg_mr(path->mrs[id]);
+		path->mrs[id] = NULL;
+		ib_dma_unmap_sg(path->ib_dev, &path->sgs[id], 1, DMA_BIDIRECTIONAL);
+	}
+}
+
+/**
  * rift_srv_pool_chunk_get() - give chunk @id memory and a registration
  * @path: path with credits
  * @id: chunk id without memory
@@ -106,7 +186,6 @@ int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr
 	struct rift_srv_sess *sess = path->sess;
 	u32 size = sess->chunk_size;
 	struct rift_rbuf *segs;
-	struct ib_mr *mr;
 	void *buf;
 	int err = -ENOMEM;
 
@@ -118,57 +197,22 @@ int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr
 	segs = kzalloc(RIFT_SRV_POOL_SEGS_BYTES, GFP_KERNEL);
 	if (!buf || !segs)
 		goto err_free;
-	sg_init_one(&path->sgs[id], buf, size);
-	if (ib_dma_map_sg(path->ib_dev, &path->sgs[id], 1, DMA_BIDIRECTIONAL) != 1)
+	err = rift_srv_chunk_reg(path, id, buf, wr);
+	if (err)
 		goto err_free;
-	mr = ib_alloc_mr(path->pd.pd, IB_MR_TYPE_MEM_REG, DIV_ROUND_UP(size, PAGE_SIZE));
-	if (IS_ERR(mr)) {
-		err = PTR_ERR(mr);
-		goto err_unmap;
-	}
-	if (ib_map_mr_sg(mr, &path->sgs[id], 1, NULL, PAGE_SIZE) != 1) {
-		err = -EINVAL;
-		goto err_dereg;
-	}
-	rift_mr_hide_iova(mr, id);
-	memset(wr, 0, sizeof(*wr));
-	wr->wr.opcode = IB_WR_REG_MR;
-	wr->wr.wr_cqe = &path->reg_cqe;
-	wr->mr = mr;
-	wr->key = mr->rkey;
-	wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	path->chunks[id] = buf;
-	path->mrs[id] = mr;
 	path->ops[id].segs = segs;
 	set_bit(id, path->cr_present);
 	WRITE_ONCE(path->nr_present, path->nr_present + 1);
 	atomic64_add(size, &sess->pinned);
 	return 0;
 
-err_dereg:
-	ib_dereg_mr(mr);
-err_unmap:
-	ib_dma_unmap_sg(path->ib_dev, &path->sgs[id], 1, DMA_BIDIRECTIONAL);
 err_free:
 	kfree(segs);
 	if (buf)
 		free_pages_exact(buf, size);
 	rift_srv_pinned_release(size);
 	return err;
-}
-
-/*
- * The device half of giving chunk @id back: no key opens it any more.
- * Its LOCAL_INV completed, or the path's QPs are destroyed.
- */
-static void rift_srv_pool_chunk_unreg(struct rift_srv_path *path, u16 id)
-{
-	/* The close work may have freed the table (after this ran for all). */
-	if (path->mrs && path->mrs[id]) {
-		ib_dereg_mr(path->mrs[id]);
-		path->mrs[id] = NULL;
-		ib_dma_unmap_sg(path->ib_dev, &path->sgs[id], 1, DMA_BIDIRECTIONAL);
-	}
 }
 
 /* The memory half: no request on it is at the ULP. */
@@ -269,7 +313,7 @@ static void rift_srv_pool_reclaim_done(struct rift_srv_path *path)
 	if (!path->cr_inv_nr || !READ_ONCE(path->cr_inv_done))
 		return;
 	for (i = 0; i < path->cr_inv_nr; i++) {
-		rift_srv_pool_chunk_unreg(path, path->cr_inv[i]);
+		rift_srv_chunk_unreg(path, path->cr_inv[i]);
 		rift_srv_pool_chunk_free(path, path->cr_inv[i]);
 	}
 	this_cpu_add(path->stats->reclaimed, path->cr_inv_nr);
@@ -513,7 +557,7 @@ void rift_srv_pool_stop(struct rift_srv_path *path)
 		return;
 	cancel_delayed_work_sync(&path->pool_work);
 	for_each_set_bit(bit, path->cr_present, path->queue_depth) {
-		rift_srv_pool_chunk_unreg(path, bit);
+		rift_srv_chunk_unreg(path, bit);
 		/*
 		 * Acquire: pairs with the release of BUSY in rift_srv_resp()
 		 * (or its post), so that the ULP's last use of the chunk
@@ -546,7 +590,7 @@ void rift_srv_pool_path_free(struct rift_srv_path *path)
 	if (path->cr_present) {
 		for_each_set_bit(bit, path->cr_present, path->queue_depth) {
 			/* Unless setup failed before the close work could run. */
-			rift_srv_pool_chunk_unreg(path, bit);
+			rift_srv_chunk_unreg(path, bit);
 			rift_srv_pool_chunk_free(path, bit);
 		}
 	}

@@ -379,7 +379,6 @@ struct rift_srv_stats {
  * @segs: segment storage of all ops
  * @pd: the path instance's own protection domain: its QPs and chunk MRs
  * @sgs: per-chunk scatterlists mapped for @ib_dev
- * @nr_mapped: entries of @sgs mapped
  * @mrs: per-chunk MRs
  * @always_inv: ALWAYS_INVALIDATE was accepted for this path instance
  * @can_cancel: CANCEL was accepted for this path instance
@@ -387,7 +386,8 @@ struct rift_srv_stats {
  * @rsp_gen: RSP_GEN was accepted: requests carry a generation and every
  *	answer echoes its low bits
  * @rkey_msgs: per-chunk RSP_RKEY payloads (always-invalidate)
- * @nr_mrs: entries of @mrs allocated
+ * @nr_mrs: chunks 0 .. @nr_mrs - 1 registered (rift_srv_chunk_reg()) by a
+ *	path without @credits; 0 with them, whose chunks come and go one by one
  * @reg_cqe: completion of the REG_MR WRs (seen only on failure)
  * @info_tx: INFO_RSP buffer
  * @cons: connections
@@ -463,7 +463,6 @@ struct rift_srv_path {
 	struct rift_rbuf		*segs;
 	struct rift_pd			pd;
 	struct scatterlist		*sgs;
-	u32				nr_mapped;
 	struct ib_mr			**mrs;
 	u32				nr_mrs;
 	bool				always_inv;
@@ -624,6 +623,9 @@ void rift_srv_path_queue_info(struct rift_srv_path *path);
 int rift_srv_pool_path_init(struct rift_srv_path *path);
 int rift_srv_pool_admit(struct rift_srv_path *path, u16 nr, struct ib_reg_wr *wrs,
 			struct rift_rbuf *table);
+int rift_srv_chunk_reg(struct rift_srv_path *path, u16 id, void *buf,
+		       struct ib_reg_wr *wr);
+void rift_srv_chunk_unreg(struct rift_srv_path *path, u16 id);
 int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr *wr);
 u32 rift_srv_pool_room_chunks(struct rift_srv_path *path);
 void rift_srv_pool_start(struct rift_srv_path *path);
