@@ -27,7 +27,12 @@ cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
 S=fo
-HB=200
+# Heartbeats 200 ms apart, scaled: on the sanitizer kernel (check-debug,
+# session 21) a healthy path 1 missed 600 ms of its server's heartbeats
+# while link 0's IO failed over onto it ("heartbeat: nothing received for
+# 600 ms"): that guest's softirqs and workers run 10 to 20 times slower,
+# so a fixed 600 ms measures the kernel, not the path.
+HB=$(rift_scaled 200)
 MISSED=3
 ktap_header
 ktap_plan 39
@@ -49,11 +54,14 @@ all_connected()
 # here, and the test fits its scaled timeout.
 run_bg()
 {
-	local n=$1
+	local n=$1 depth=$2
 
 	[ "$n" -lt 1000 ] || n=$((n / ${RIFT_TIMEOUT_SCALE:-1}))
+	# Depth 8 at most there too: at 16 the verifying run left that guest's
+	# shell 60 s late and the port event's work 32 s late (session 21).
+	[ "${RIFT_TIMEOUT_SCALE:-1}" = 1 ] || [ "$depth" -le 8 ] || depth=8
 	run_e0=$(rift_test_stat $S errors)
-	bash -c "echo random 0 $n $2 $3 > $RIFT_TEST_DBG/$S/io" 2> "$RIFT_OUT/failover.io" &
+	bash -c "echo random 0 $n $depth $3 > $RIFT_TEST_DBG/$S/io" 2> "$RIFT_OUT/failover.io" &
 	bg=$!
 }
 
