@@ -238,12 +238,43 @@ profile_stop()
 	log "  profile: ${PERF_OUT#"$OUT"/}.txt"
 }
 
+# counted_since C0...: the growth of counters' six numbers since C0 (an
+# earlier reading of them), as key=value fields of a record.
+counted_since()
+{
+	local c1
+	read -r -a c1 <<<"$(counters)"
+	echo "post_send=$((c1[0] - $1)) post_recv=$((c1[1] - $2))" \
+	     "cqe=$((c1[2] - $3)) pkts=$((c1[3] - $4))" \
+	     "cpu_busy=$((c1[4] - $5)) cpu_total=$((c1[5] - $6))"
+}
+
+# fio_outcome PEER REP NAME RC F DONE: one record for a fio job that
+# ended with RC (F its json; DONE what the log says of a success), the
+# fields in $fields.  Returns 124 for a fio that hung: IO is stuck in the
+# kernel, and the caller gives the peer up.
+fio_outcome()
+{
+	local peer=$1 rep=$2 name=$3 rc=$4 f=$5
+
+	if [ "$rc" -eq 0 ]; then
+		record "$peer" "$rep" "$name" ok "${fields[@]}"
+		log "  $peer $name: $6"
+	elif [ "$rc" -eq 124 ]; then
+		record "$peer" "$rep" "$name" "fio hung (IO stuck for > $((RUNTIME + 120))s)"
+		return 124
+	else
+		record "$peer" "$rep" "$name" "fio failed (rc $rc): $(tail -n 1 "$f.log")"
+		log "  $peer $name: fio rc $rc: $(tail -n 2 "$f.log")"
+	fi
+}
+
 # run_jobs PEER REP DEV JOB...: each fio JOB (a line of JOBS) on DEV, one
 # record each.  Returns 124 if fio hung (IO stuck in the kernel): the
 # device cannot be torn down then, and the peer is given up on.
 run_jobs()
 {
-	local peer=$1 rep=$2 dev=$3 j name rw bs qd eng f c0 c1 rc fields
+	local peer=$1 rep=$2 dev=$3 j name rw bs qd eng f c0 rc fields
 	shift 3
 	for j in "$@"; do
 		read -r name rw bs qd eng <<<"$j"
@@ -254,20 +285,8 @@ run_jobs()
 		profile_start "$peer-$name-r$rep" "$name"
 		step $((RUNTIME + 120)) fio_job "$f" "$dev" "$rw" "$bs" "$qd" "$eng" || rc=$?
 		profile_stop
-		read -r -a c1 <<<"$(counters)"
-		fields=("post_send=$((c1[0] - c0[0]))" "post_recv=$((c1[1] - c0[1]))"
-			"cqe=$((c1[2] - c0[2]))" "pkts=$((c1[3] - c0[3]))"
-			"cpu_busy=$((c1[4] - c0[4]))" "cpu_total=$((c1[5] - c0[5]))")
-		if [ $rc -eq 0 ]; then
-			record "$peer" "$rep" "$name" ok "${fields[@]}"
-			log "  $peer $name: done"
-		elif [ $rc -eq 124 ]; then
-			record "$peer" "$rep" "$name" "fio hung (IO stuck for > $((RUNTIME + 120))s)"
-			return 124
-		else
-			record "$peer" "$rep" "$name" "fio failed (rc $rc): $(tail -n 1 "$f.log")"
-			log "  $peer $name: fio rc $rc: $(tail -n 2 "$f.log")"
-		fi
+		read -r -a fields <<<"$(counted_since "${c0[@]}")"
+		fio_outcome "$peer" "$rep" "$name" "$rc" "$f" done || return 124
 	done
 }
 

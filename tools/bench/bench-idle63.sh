@@ -327,7 +327,7 @@ i63_fio()
 # alone).  Returns 124 if fio hung.
 i63_busy()
 {
-	local arm=$1 rep=$2 rw=$3 name=$1-$3 f p tmp s0 s1 c0 c1 i0 i1 g0 rc=0 k st=() fields
+	local arm=$1 rep=$2 rw=$3 name=$1-$3 f p tmp s0 s1 c0 cf i0 i1 g0 rc=0 k st=() fields
 	f=$OUT/fio/$I63-$name-r$rep.json
 	p=$(i63_srv_path "$I63_BUSY_SESS")
 	rift_wait_until $((2 * I63_IDLE_MS / 1000 + 10)) i63_at_floor ||
@@ -348,7 +348,7 @@ i63_busy()
 	step $((RUNTIME + 120)) i63_fio "$f" "$tmp/busy" "$rw" || rc=$?
 	touch "$tmp/stop"
 	rift_wait_pid 10 "$tpid" > /dev/null 2>&1 || kill -9 "$tpid" 2>/dev/null
-	read -r -a c1 <<<"$(counters)"
+	read -r -a cf <<<"$(counted_since "${c0[@]}")"
 	i1=$(i63_idle_msgs)
 	fields=("granted_start=$g0" "granted_end=$(i63_num "$p/granted")"
 		"n_idle=${#I63_IDLE_SESS[@]}" "idle_credit_msgs=$((i1 - i0))")
@@ -356,22 +356,11 @@ i63_busy()
 		s1=$(i63_num "$p/stats/${st[k]}")
 		fields+=("${st[k]}=$((s1 - s0[k]))")
 	done
-	fields+=("post_send=$((c1[0] - c0[0]))" "post_recv=$((c1[1] - c0[1]))"
-		 "cqe=$((c1[2] - c0[2]))" "pkts=$((c1[3] - c0[3]))"
-		 "cpu_busy=$((c1[4] - c0[4]))" "cpu_total=$((c1[5] - c0[5]))")
+	fields+=("${cf[@]}")
 	cp "$tmp/busy_iops.1.log" "$OUT/fio/$I63-$name-r$rep.iops.log" 2>/dev/null
 	cp "$tmp/grant.log" "$OUT/fio/$I63-$name-r$rep.grant.log" 2>/dev/null
 	rm -rf "$tmp"
-	if [ $rc -eq 0 ]; then
-		record "$I63" "$rep" "$name" ok "${fields[@]}"
-		log "  $I63 $name: done (${fields[*]:0:9})"
-	elif [ $rc -eq 124 ]; then
-		record "$I63" "$rep" "$name" "fio hung (IO stuck for > $((RUNTIME + 120))s)"
-		return 124
-	else
-		record "$I63" "$rep" "$name" "fio failed (rc $rc): $(tail -n 1 "$f.log")"
-		log "  $I63 $name: fio rc $rc: $(tail -n 2 "$f.log")"
-	fi
+	fio_outcome "$I63" "$rep" "$name" "$rc" "$f" "done (${fields[*]:0:9})" || return 124
 }
 
 # i63_na REP REASON DONE...: the records of the repetition not among
