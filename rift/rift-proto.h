@@ -976,7 +976,7 @@ int rift_info_parse(const void *buf, size_t len, u16 version, struct rift_info *
 int rift_info_rsp_check(const struct rift_info *rsp, u64 offered,
 			const struct rift_con_rsp *con);
 
-/* Limits both halves of the codec check (rift-proto.c, rift-proto-info.c). */
+/* Limits every part of the codec checks (rift-proto*.c). */
 static inline bool rift_chunk_size_ok(u32 size)
 {
 	return size >= RIFT_CHUNK_SIZE_MIN && size <= RIFT_CHUNK_SIZE_MAX &&
