@@ -147,11 +147,15 @@ void rift_srv_credit_free(struct rift_srv_path *path)
  * @path: connected path
  * @chunk: chunk id below the path's queue depth
  *
+ * An acquire: a caller that sees the bit reads the chunk's memory,
+ * scatterlist and segment array next, which rift_srv_credit_answer()
+ * publishes before the bit (its smp_wmb()).
+ *
  * Return: whether @chunk is granted to the client.
  */
 bool rift_srv_credit_granted(struct rift_srv_path *path, u16 chunk)
 {
-	return test_bit(chunk, path->cr_granted);
+	return test_bit_acquire(chunk, path->cr_granted);
 }
 
 /*

@@ -561,12 +561,7 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	if (path->credits) {
 		/* BUSY set and POSTING cleared before the grant is read. */
 		smp_mb__after_atomic();
-		/*
-		 * Acquire: the chunk's memory, scatterlist and segment array
-		 * are read below, published before the bit (the smp_wmb() in
-		 * rift_srv_credit_answer()).
-		 */
-		if (!test_bit_acquire(imm->chunk, path->cr_granted)) {
+		if (!rift_srv_credit_granted(path, imm->chunk)) {
 			clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 			rift_srv_path_fail(path, "request names a chunk not granted");
 			return NULL;
