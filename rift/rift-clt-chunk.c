@@ -124,11 +124,13 @@ int rift_clt_chunks_reset(struct rift_clt_path *path, u32 nr_chunks)
  * Every permit prefers one chunk, the permits spread over the chunks
  * one to one, starting at an offset that moves with every path instance.
  * With a chunk per permit, as servers without memory credits grant, a
- * request thus always finds its preferred chunk free (chunks in use
- * never outnumber the permits held, an orphan's included), so taking one
- * costs a single atomic bit operation; and the offset makes chunk ids and
- * permit ids differ on almost every instance, so that nothing can quietly
- * rely on them being equal.
+ * request thus finds its preferred chunk free, so taking one costs a
+ * single atomic bit operation, unless a timed-out request's orphan holds
+ * it: its ULP may use the permit again before the late answer came, and
+ * the permit then holds two chunks, leaving some permit without a free
+ * one for a while (rift_clt_chunk_freed() wakes it).  The offset makes
+ * chunk ids and permit ids differ on almost every instance, so that
+ * nothing can quietly rely on them being equal.
  *
  * The grant starts as the INFO_RSP's table (@path->cr_initial chunks):
  * the chunks beyond it are reserved until granted.
@@ -236,7 +238,9 @@ static void rift_clt_credit_ask(struct rift_clt_path *path, bool starved)
  * @path: connected path the multipath policy picked
  *
  * With memory credits this asks the server for more (the request waits
- * for a chunk in the failover queue meanwhile); without, it cannot happen.
+ * for a chunk in the failover queue meanwhile).  Without, it happens only
+ * while orphans hold chunks of permits that were used again; the request
+ * waits for a chunk put then, and nothing is sent.
  */
 void rift_clt_credit_starved(struct rift_clt_path *path)
 {
@@ -353,12 +357,22 @@ static void rift_clt_credit_give_back(struct rift_clt_path *path, u32 id)
 	}
 }
 
-/* A chunk was given back: a revoke may take it, waiting requests may. */
+/*
+ * A chunk was given back: a revoke may take it, waiting requests may.
+ * Every put comes here, with memory credits or without: a permit whose
+ * timed-out request's chunk is still an orphan may carry a new request,
+ * so the chunks in use can outnumber the permits held and a request can
+ * find none free on a path that grants one per permit too.  It waits in
+ * the failover queue, and without this kick would only be posted by the
+ * failover work's next retry.
+ */
 static void rift_clt_chunk_freed(struct rift_clt_path *path, u32 id)
 {
 	/*
 	 * Pairs with the barrier of a revoke between its owed count and its
-	 * scan: either it saw this chunk free, or this sees the debt.
+	 * scan: either it saw this chunk free, or this sees the debt.  It
+	 * also puts the free bit before the look at the waiters; one that
+	 * parks after the look is left to the failover work's retry.
 	 */
 	smp_mb__after_atomic();
 	if (unlikely(READ_ONCE(path->cr_owed)))
@@ -374,19 +388,18 @@ static void rift_clt_chunk_freed(struct rift_clt_path *path, u32 id)
  *	current (its requests and orphans are all given back before the next
  *	instance's rift_clt_chunks_set_usable())
  *
- * With memory credits, a pending revoke takes the chunk back to the
- * server instead, and requests waiting for a chunk are woken.  The chunk
- * is granted: a request can only take a granted one, and a revoke gives
- * back none in use, so nothing here reads the grant, which
- * rift_clt_chunks_set_usable() rewrites under the chunk lock.
+ * Requests waiting for a chunk are woken (rift_clt_chunk_freed()); with
+ * memory credits a pending revoke takes the chunk back to the server
+ * instead.  The chunk is granted: a request can only take a granted one,
+ * and a revoke gives back none in use, so nothing here reads the grant,
+ * which rift_clt_chunks_set_usable() rewrites under the chunk lock.
  */
 void rift_clt_chunk_put(struct rift_clt_path *path, u32 id)
 {
 	WRITE_ONCE(path->chunk_reqs[id], NULL);
 	clear_bit_unlock(id, path->chunk_map);
-	if (!READ_ONCE(path->credits))
-		return;
-	atomic_dec(&path->cr_in_use);
+	if (READ_ONCE(path->credits))
+		atomic_dec(&path->cr_in_use);
 	rift_clt_chunk_freed(path, id);
 }
 
@@ -406,7 +419,6 @@ void rift_clt_chunk_put(struct rift_clt_path *path, u32 id)
 void rift_clt_chunk_put_id(struct rift_clt_path *path, u32 id, u32 epoch)
 {
 	unsigned long flags;
-	bool credits;
 
 	spin_lock_irqsave(&path->chunk_lock, flags);
 	if (epoch != path->chunk_epoch) {
@@ -414,12 +426,10 @@ void rift_clt_chunk_put_id(struct rift_clt_path *path, u32 id, u32 epoch)
 		return;
 	}
 	clear_bit_unlock(id, path->chunk_map);
-	credits = path->credits;
-	if (credits)
+	if (path->credits)
 		atomic_dec(&path->cr_in_use);
 	spin_unlock_irqrestore(&path->chunk_lock, flags);
-	if (credits)
-		rift_clt_chunk_freed(path, id);
+	rift_clt_chunk_freed(path, id);
 }
 
 /**

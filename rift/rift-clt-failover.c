@@ -148,9 +148,9 @@ static void rift_clt_failover_work(struct work_struct *work)
 		}
 		/*
 		 * Out of MRs or memory for a moment, on a path that is up, or
-		 * out of chunks (memory credits: a chunk given back or granted
-		 * kicks this work sooner): try again shortly rather than fail a
-		 * request that has time left.
+		 * out of chunks (every chunk put, and with memory credits every
+		 * grant, kicks this work sooner): try again shortly rather than
+		 * fail a request that has time left.
 		 */
 		if ((err == -EAGAIN || err == -ENOMEM || err == -ENOBUFS) &&
 		    rift_clt_sess_may_wait(sess) &&

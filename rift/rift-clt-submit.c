@@ -331,9 +331,9 @@ void rift_clt_commit(struct rift_clt_sess *sess)
 EXPORT_SYMBOL_GPL(rift_clt_commit);
 
 /*
- * The picked path @*pathp had no free chunk (memory credits): take one
- * of another connected path, else ask the picked one for more.  Caller
- * holds the RCU read lock.
+ * The picked path @*pathp had no free chunk (memory credits, or orphans
+ * of permits used again): take one of another connected path, else ask
+ * the picked one for more.  Caller holds the RCU read lock.
  *
  * Return: 0 with *@pathp the path whose chunk @req holds, or -ENOBUFS.
  */
@@ -387,10 +387,12 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 	/*
 	 * A chunk of this path instance, whatever the request held on a path
 	 * it lost: that one belonged to an instance that is gone.  With a
-	 * chunk per permit there is always one.  A server that grants fewer
-	 * (memory credits) may leave the picked path without a free one:
-	 * another connected path with one is taken instead, and with none
-	 * the picked path asks for more and the request waits for a chunk.
+	 * chunk per permit there is one unless orphans hold chunks of
+	 * permits used again (rift_clt_chunks_set_usable()).  A server that
+	 * grants fewer (memory credits) may leave the picked path without a
+	 * free one too: another connected path with one is taken instead,
+	 * and with none the picked path asks for more (with memory credits)
+	 * and the request waits for a chunk put (rift_clt_chunk_freed()).
 	 */
 	err = rift_clt_chunk_get(path, req);
 	if (err == -ENOBUFS)
