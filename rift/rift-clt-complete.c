@@ -211,7 +211,7 @@ static int rift_clt_rsp_rkey(struct rift_clt_con *con, struct rift_iu *iu,
 {
 	struct rift_clt_path *path = con->path;
 
-	if (!path->always_inv || wc->opcode != IB_WC_RECV ||
+	if (!READ_ONCE(path->always_inv) || wc->opcode != IB_WC_RECV ||
 	    imm->chunk >= rift_clt_nr_usable(path))
 		return -EPROTO;
 	ib_dma_sync_single_for_cpu(con->c.dev->ib_dev, iu->dma,
@@ -327,7 +327,7 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	switch (imm.type) {
 	case RIFT_IMM_RSP:
 		/* The chunk's old key is dead on the server: we need the new one. */
-		if (path->always_inv) {
+		if (READ_ONCE(path->always_inv)) {
 			rift_clt_path_fail(path, "response without the chunk's new rkey");
 			return;
 		}

@@ -111,7 +111,7 @@ int rift_clt_test_stale_rkey(struct rift_clt_sess *sess)
 	rcu_read_lock();
 	list_for_each_entry_rcu(path, &sess->paths, entry) {
 		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED ||
-		    !path->always_inv)
+		    !READ_ONCE(path->always_inv))
 			continue;
 		for (id = 0; id < rift_clt_nr_usable(path); id++) {
 			if (!path->old_rkeys[id] ||

@@ -344,10 +344,14 @@ int rift_clt_path_info(struct rift_clt_path *path)
 		kfree(chunks);
 		goto out_drain;
 	}
-	path->always_inv = rsp.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE;
-	path->can_cancel = rsp.feat_accepted & RIFT_FEAT_CANCEL;
-	path->cancel_gen = rsp.feat_accepted & RIFT_FEAT_CANCEL_GEN;
-	/* Read by the CQs, where a hostile server's early response lands. */
+	/*
+	 * Read without a lock: by the CQs, where a hostile server's early
+	 * response lands, by sysfs, and by submitters and the heartbeat
+	 * tick's timeouts, which a late CQ or a sysfs read can overlap.
+	 */
+	WRITE_ONCE(path->always_inv, rsp.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE);
+	WRITE_ONCE(path->can_cancel, rsp.feat_accepted & RIFT_FEAT_CANCEL);
+	WRITE_ONCE(path->cancel_gen, rsp.feat_accepted & RIFT_FEAT_CANCEL_GEN);
 	WRITE_ONCE(path->rsp_gen, rsp.feat_accepted & RIFT_FEAT_RSP_GEN);
 	WRITE_ONCE(path->credits, rsp.feat_accepted & RIFT_FEAT_CREDITS);
 	kfree(path->chunks);

@@ -422,7 +422,7 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 	io.usr_len = req->usr_len;
 	io.data_len = req->data_len;
 	/* Its CANCEL names it (CANCEL_GEN), its answer echoes it (RSP_GEN). */
-	io.gen = path->cancel_gen || path->rsp_gen ? req->gen : 0;
+	io.gen = READ_ONCE(path->cancel_gen) || READ_ONCE(path->rsp_gen) ? req->gen : 0;
 	atomic_inc(&path->base.inflight);
 	atomic_inc(&req->con->inflight);
 	/* Not POSTED before its WRs are: see rift_clt_con_post_batch(). */

@@ -47,7 +47,7 @@ static void rift_clt_req_timeout(struct rift_clt_path *path,
 	/* Stable until the fence below lets the request end. */
 	imm.chunk = req->chunk;
 	/* Names this request, not whichever holds the chunk later. */
-	imm.gen = path->cancel_gen ? READ_ONCE(req->gen) : 0;
+	imm.gen = READ_ONCE(path->cancel_gen) ? READ_ONCE(req->gen) : 0;
 	con = req->con;
 	this_cpu_inc(path->stats->timeouts);
 	if (req->mr) {
@@ -63,7 +63,7 @@ static void rift_clt_req_timeout(struct rift_clt_path *path,
 		fence.wr.send_flags = IB_SEND_SIGNALED;
 		first = &fence.wr;
 	}
-	if (path->can_cancel && !rift_imm_encode(&imm, &cancel.ex.imm_data)) {
+	if (READ_ONCE(path->can_cancel) && !rift_imm_encode(&imm, &cancel.ex.imm_data)) {
 		cancel.opcode = IB_WR_SEND_WITH_IMM;
 		cancel.wr_cqe = &rift_clt_io_cqe;
 		cancel.next = first;

@@ -246,7 +246,9 @@ struct rift_clt_stats {
  *	request's generation
  * @rsp_gen: it accepted RSP_GEN: requests carry their generation and
  *	responses echo its low bits, which rift_clt_rsp() checks against
- *	@chunk_gens; read by the CQs through rift_clt_rsp_feat()
+ *	@chunk_gens; read by the CQs through rift_clt_rsp_feat().  The INFO
+ *	exchange sets these four with WRITE_ONCE(); the CQs, submitters,
+ *	the heartbeat tick and sysfs read them with READ_ONCE(), no lock
  * @pd: protection domain of the path instance: its QPs, per-read MRs and
  *	staging MRs; taken by the first connection, put once all are closed
  * @bounce: staging slots of reads for this path instance, or NULL;
