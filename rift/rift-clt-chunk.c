@@ -34,7 +34,7 @@
  * grant clears its bit, a chunk given back keeps it set.  The grant's
  * state machine is the codec's (rift_credit_clt_*(), unit-tested), kept
  * under chunk_lock; CREDIT_REQ and CREDIT_REL go out from here, on
- * connection 0, only while the path is connected (its close work waits
+ * connection 0, only while the path is connected (its teardown waits
  * for the RCU section they are sent in).  Without the feature every
  * chunk is granted and none of this sends anything.
  *
@@ -189,7 +189,7 @@ static struct ib_cqe rift_clt_credit_cqe = {
 
 /*
  * Send a credit message on connection 0, if the path is connected: its
- * close work waits for this RCU section before it drains the QP.  A
+ * teardown waits for this RCU section before it drains the QP.  A
  * message a dying instance cannot send is moot: its grant dies with it.
  */
 static void rift_clt_credit_send(struct rift_clt_path *path, const struct rift_imm *imm)

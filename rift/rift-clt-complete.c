@@ -429,7 +429,7 @@ int rift_clt_poll(struct rift_clt_sess *sess, unsigned int idx)
 	if (idx >= sess->nr_poll_cons)
 		return -EINVAL;
 	/*
-	 * A failed path's CQ is drained by its close work, which waits for
+	 * A failed path's CQ is drained by its teardown, which waits for
 	 * this section before it starts (synchronize_rcu), as for posting.
 	 */
 	rcu_read_lock();

@@ -426,18 +426,15 @@ err_close:
 	return err;
 }
 
+/*
+ * Close every connection of a path, the last one first; safe on
+ * connections in any state and twice.  One step of the path's teardown
+ * (rift_clt_path_teardown(), which says what comes before and after).
+ */
 void rift_clt_path_close_cons(struct rift_clt_path *path)
 {
 	int i;
 
 	for (i = path->nr_cons - 1; i >= 0; i--)
 		rift_clt_con_close(&path->cons[i]);
-	/* No QP is left that the server could write the pages through. */
-	rift_clt_bounce_free(path);
-	/* Every QP and MR in it is gone. */
-	rift_pd_put(&path->pd);
-	/* The server instance that owed them an answer is gone. */
-	rift_clt_path_release_orphans(path);
-	/* Nor may the next instance's server name this one's chunks. */
-	rift_clt_chunks_reset(path, 0);
 }

@@ -107,7 +107,7 @@ int rift_clt_test_stale_rkey(struct rift_clt_sess *sess)
 	int err;
 
 	init_completion(&probe.done);
-	/* As for requests: the close work waits for this before draining. */
+	/* As for requests: the teardown waits for this before draining. */
 	rcu_read_lock();
 	list_for_each_entry_rcu(path, &sess->paths, entry) {
 		if (READ_ONCE(path->state) != RIFT_CLT_PATH_CONNECTED ||

@@ -5,9 +5,13 @@
  * rift-clt-connect.c, then the INFO exchange of rift-clt-info.c, then its
  * ticks of rift-clt-hb.c start), closed by its close work after a failure
  * and reconnected with exponential backoff, stopped and destroyed on
- * removal.  The state machine and the failure reports that move it are in
- * rift-clt-state.c.  The session (rift-clt-main.c) and sysfs call into
- * this file; it is the top of the path's files.
+ * removal.  Each connect attempt is a new instance of the path; one
+ * function ends an instance, rift_clt_path_teardown(), called by the
+ * close work, by the connect attempt for what the last instance left and
+ * for itself when it fails, and by the path's destruction.  The state
+ * machine and the failure reports that move it are in rift-clt-state.c.
+ * The session (rift-clt-main.c) and sysfs call into this file; it is the
+ * top of the path's files.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -19,6 +23,54 @@
 #include "rift-clt.h"
 /* The client's own, created in rift-clt-hb.c. */
 #include "rift_clt_trace.h"
+
+/**
+ * rift_clt_path_teardown() - end a path instance
+ * @path: path in any state but CONNECTED; the caller holds ->conn_mutex
+ *
+ * In this order, each step relying on the ones before it:
+ *
+ * 1. The ticks stop: the heartbeat tick (heartbeats, request timeouts,
+ *    which post fences and CANCELs and orphan chunks, a forgotten batch's
+ *    post) and the progress tick (probes, polling a poll connection's
+ *    CQ).  A tick that runs after this sees the path not connected and
+ *    does nothing, until the next instance, set up under the same mutex,
+ *    queues its own.
+ * 2. An RCU grace period: submitters, credit messages, rift_clt_poll()
+ *    and the stale-rkey probe post to (or poll) a path only inside an RCU
+ *    read section in which they saw it CONNECTED, which it no longer is;
+ *    every such section has ended after synchronize_rcu().
+ * 3. The connections: each is drained (what it held ends or fails over),
+ *    its QP destroyed, then its cm_id (rift_clt_path_close_cons()).
+ * 4. The staging slots (no QP is left that the server could write them
+ *    through), then the PD (every QP and MR in it is gone).
+ * 5. Last, the orphans and the chunks: with the QPs gone no late answer
+ *    or RDMA of a timed-out request can arrive, and with the ticks gone
+ *    no timeout can orphan a chunk after its orphans were released; nor
+ *    may the next instance's server name this one's chunks.
+ *
+ * Safe twice, and on a path that never connected: each step finds
+ * nothing left to do.  Waits for the ticks under ->conn_mutex, which is
+ * safe because neither tick takes the mutex, nor waits for anything
+ * that does: they take spinlocks, queue work (the close and failover
+ * works) without waiting for it, and complete requests, whose ULP
+ * callbacks may not sleep (struct rift_clt_req_ops).  Lockdep would
+ * report a tick that started to.
+ */
+static void rift_clt_path_teardown(struct rift_clt_path *path)
+{
+	lockdep_assert_held(&path->conn_mutex);
+	/* A submitter that sees it CONNECTED may be posting right now. */
+	WARN_ON_ONCE(rift_clt_path_get_state(path) == RIFT_CLT_PATH_CONNECTED);
+	cancel_delayed_work_sync(&path->hb_work);
+	cancel_delayed_work_sync(&path->stall_work);
+	synchronize_rcu();
+	rift_clt_path_close_cons(path);
+	rift_clt_bounce_free(path);
+	rift_pd_put(&path->pd);
+	rift_clt_path_release_orphans(path);
+	rift_clt_chunks_reset(path, 0);
+}
 
 /*
  * Establish every connection of a path and run the INFO exchange.  Called
@@ -40,8 +92,17 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	if (!rift_clt_path_set_state(path, reconnect ? RIFT_CLT_PATH_RECONNECTING :
 				     RIFT_CLT_PATH_CONNECTING))
 		return -EINVAL;
-	/* Connections a failed attempt or a failure left behind. */
-	rift_clt_path_close_cons(path);
+	/*
+	 * What the last instance left behind: a failed attempt ended its
+	 * own, but a failure's close work may not have run yet.
+	 */
+	rift_clt_path_teardown(path);
+	/*
+	 * The teardown gave every orphan back: one left now would keep a
+	 * chunk and a permit of an instance that is gone, and its stale
+	 * connection index would judge the new instance's responses.
+	 */
+	WARN_ON_ONCE(!bitmap_empty(path->orphans, path->chunks_cap));
 	path->reconnect_gen++;
 	WRITE_ONCE(path->setup_failed, false);
 	init_completion(&path->info_done);
@@ -122,7 +183,7 @@ static int rift_clt_path_connect_sync(struct rift_clt_path *path)
 	return 0;
 
 err_close:
-	rift_clt_path_close_cons(path);
+	rift_clt_path_teardown(path);
 	rift_clt_path_set_state(path, RIFT_CLT_PATH_ERROR);
 	return err;
 }
@@ -205,20 +266,24 @@ int rift_clt_path_connect_now(struct rift_clt_path *path)
 		0 : -ENOTCONN;
 }
 
+/*
+ * Queued by a failure of a connected path (rift_clt_path_fail()).  It
+ * may run late: a connect attempt (a user's reconnect, or one queued
+ * before) can take the mutex first, tear the failed instance down itself
+ * and connect the next one.  So nothing is touched, not even the ticks,
+ * before the mutex is held and the path is seen in ERROR: cancelling the
+ * ticks first, as this once did, stopped the next instance's heartbeat,
+ * timeouts and stall detection for good on a path left CONNECTED.
+ */
 static void rift_clt_path_close_work(struct work_struct *work)
 {
 	struct rift_clt_path *path = container_of(work, struct rift_clt_path,
 						  close_work);
 	struct rift_clt_sess *sess = path->sess;
 
-	cancel_delayed_work_sync(&path->hb_work);
-	cancel_delayed_work_sync(&path->stall_work);
-	/* Submitters that saw the path connected have finished posting. */
-	synchronize_rcu();
 	mutex_lock(&path->conn_mutex);
-	/* A connect attempt may have taken over (and closed them) already. */
 	if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_ERROR)
-		rift_clt_path_close_cons(path);
+		rift_clt_path_teardown(path);
 	mutex_unlock(&path->conn_mutex);
 	if (atomic_read(&sess->connected) == 0 && sess->ops.link_ev &&
 	    !READ_ONCE(sess->closing))
@@ -352,16 +417,15 @@ void rift_clt_path_stop(struct rift_clt_path *path)
  *
  * Only after those two steps, which stop failures, user writes and
  * reconnects from queueing work; then safe on a path in any state.  The
- * work items go first, then the connections under ->conn_mutex.
+ * connect and close works go first (they take ->conn_mutex), then the
+ * instance, ticks included, under the mutex.
  */
 void rift_clt_path_destroy(struct rift_clt_path *path)
 {
 	cancel_delayed_work_sync(&path->connect_work);
 	cancel_work_sync(&path->close_work);
-	cancel_delayed_work_sync(&path->hb_work);
-	cancel_delayed_work_sync(&path->stall_work);
 	mutex_lock(&path->conn_mutex);
-	rift_clt_path_close_cons(path);
+	rift_clt_path_teardown(path);
 	mutex_unlock(&path->conn_mutex);
 	rift_clt_path_set_state(path, RIFT_CLT_PATH_CLOSED);
 	kobject_put(&path->base.kobj);

@@ -257,7 +257,7 @@ static int rift_clt_con_post_batch(struct rift_clt_con *con,
 /*
  * Queue a built request on its connection's batch; without @more, post
  * the batch.  The caller is in the RCU read section in which it saw the
- * path connected, so the path's close work cannot drain the QP meanwhile.
+ * path connected, so the path's teardown cannot drain the QP meanwhile.
  *
  * Return: 0, or the error of @req's post (then it is released).
  */
@@ -375,7 +375,7 @@ int rift_clt_req_post(struct rift_clt_req *req, bool more)
 	int err;
 
 	/*
-	 * The RCU read section spans the post: a path's close work waits
+	 * The RCU read section spans the post: a path's teardown waits
 	 * for it (synchronize_rcu) before draining the QP we post to.
 	 */
 	rcu_read_lock();
