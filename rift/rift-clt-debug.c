@@ -11,12 +11,19 @@
  *    always-invalidate rotated away, as a stale or hostile client would;
  *    the client remembers each chunk's previous rkey for it (old_rkeys)
  *    and takes the chunk from its path, so no request uses it meanwhile.
+ *  - test_connect_race: fail the next path instances as soon as they
+ *    connect, each with a connect queued behind the failure and its close
+ *    work held back until that connect has connected the next instance:
+ *    the late close work a slow workqueue or a user's reconnect can cause
+ *    now and then, on demand, so a selftest can check that it leaves the
+ *    newer instance alone.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/delay.h>
 
 #include "rift-clt.h"
 
@@ -24,6 +31,18 @@ static ushort test_proto_version;
 module_param(test_proto_version, ushort, 0644);
 MODULE_PARM_DESC(test_proto_version,
 		 "Testing only: offer just this protocol version (0: the built-in range)");
+
+static uint test_connect_race;
+module_param(test_connect_race, uint, 0644);
+MODULE_PARM_DESC(test_connect_race,
+		 "Testing only: fail the next N path instances as soon as they connect, each close work running after the reconnect queued behind it (0: off)");
+
+/*
+ * How long a held-back close work waits for the next instance at most:
+ * a reconnect that cannot connect must not hold it (and the user's
+ * reconnect, which flushes it) for good.
+ */
+#define RIFT_CLT_DBG_RACE_WAIT_MS	30000
 
 /* Narrow the CON_REQ's version range to test_proto_version, if set. */
 void rift_clt_dbg_con_req(struct rift_con_req *req)
@@ -56,6 +75,53 @@ void rift_clt_dbg_path_free(struct rift_clt_path *path)
 {
 	kfree(path->old_rkeys);
 	path->old_rkeys = NULL;
+}
+
+/*
+ * A path instance connected (its ticks are queued): count it and, while
+ * test_connect_race asks for more, fail it at once with a connect queued
+ * behind the failure.  Called by the connect work, under ->conn_mutex,
+ * so the queued connect runs only after this one is done.
+ */
+void rift_clt_dbg_connected(struct rift_clt_path *path)
+{
+	uint n = READ_ONCE(test_connect_race);
+	u32 inst;
+
+	lockdep_assert_held(&path->conn_mutex);
+	inst = path->dbg_connected + 1;
+	/* Read by the close work without the mutex. */
+	WRITE_ONCE(path->dbg_connected, inst);
+	do {
+		if (!n)
+			return;
+	} while (!try_cmpxchg(&test_connect_race, &n, n - 1));
+	pr_info("%s/%s: test_connect_race: failing instance %u, %u to go\n",
+		path->sess->name, path->base.name, inst, n - 1);
+	/* Before the failure queues the close work, which takes it. */
+	WRITE_ONCE(path->dbg_race_inst, inst);
+	rift_clt_path_fail(path, "test_connect_race");
+	mod_delayed_work(path->sess->connect_wq, &path->connect_work, 0);
+}
+
+/*
+ * First thing of the close work: if test_connect_race failed an instance,
+ * wait until the connect queued behind it has connected the next one (or
+ * the path goes away, or a bound passes), so that the close work runs
+ * late.  A close work queued again meanwhile waits for its own instance.
+ */
+void rift_clt_dbg_close_late(struct rift_clt_path *path)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(RIFT_CLT_DBG_RACE_WAIT_MS);
+	u32 inst = xchg(&path->dbg_race_inst, 0);
+
+	if (!inst)
+		return;
+	while (READ_ONCE(path->dbg_connected) == inst && !READ_ONCE(path->removed) &&
+	       !READ_ONCE(path->sess->closing) && time_before(jiffies, end))
+		msleep(20);
+	pr_info("%s/%s: test_connect_race: close work of instance %u runs, instance %u connected last\n",
+		path->sess->name, path->base.name, inst, READ_ONCE(path->dbg_connected));
 }
 
 /* A stale-rkey probe: one signalled RDMA WRITE and what became of it. */

@@ -243,6 +243,8 @@ static void rift_clt_path_connect_work(struct work_struct *work)
 	err = rift_clt_path_connect_sync(path);
 	WRITE_ONCE(path->last_errno, err);
 	up = !err;
+	if (up)
+		rift_clt_dbg_connected(path);
 	/* Under the mutex: path destroy cancels this work after taking it. */
 	if (!up)
 		rift_clt_path_schedule_reconnect(path);
@@ -281,6 +283,8 @@ static void rift_clt_path_close_work(struct work_struct *work)
 						  close_work);
 	struct rift_clt_sess *sess = path->sess;
 
+	/* test_connect_race (CONFIG_RIFT_DEBUG): this close work runs late. */
+	rift_clt_dbg_close_late(path);
 	mutex_lock(&path->conn_mutex);
 	if (rift_clt_path_get_state(path) == RIFT_CLT_PATH_ERROR)
 		rift_clt_path_teardown(path);

@@ -240,6 +240,10 @@ struct rift_clt_stats {
  *	request of an orphan; wraps
  * @old_rkeys: per chunk, the rkey the last RSP_RKEY replaced, for the
  *	stale-rkey probe (CONFIG_RIFT_DEBUG only)
+ * @dbg_connected: instances of the path that connected, counted under
+ *	@conn_mutex (CONFIG_RIFT_DEBUG only: test_connect_race)
+ * @dbg_race_inst: the instance test_connect_race failed last, whose close
+ *	work is to wait for the next (0: none; CONFIG_RIFT_DEBUG only)
  * @always_inv: ALWAYS_INVALIDATE is on for this path instance
  * @can_cancel: the server accepted CANCEL for this path instance
  * @cancel_gen: it accepted CANCEL_GEN too: requests and CANCELs carry the
@@ -317,6 +321,8 @@ struct rift_clt_path {
 	u16				*chunk_gens;
 #ifdef CONFIG_RIFT_DEBUG
 	u32				*old_rkeys;
+	u32				dbg_connected;
+	u32				dbg_race_inst;
 #endif
 	bool				always_inv;
 	bool				can_cancel;
@@ -751,6 +757,8 @@ void rift_clt_sess_failover_init(struct rift_clt_sess *sess);
 void rift_clt_dbg_con_req(struct rift_con_req *req);
 int rift_clt_dbg_chunks_reset(struct rift_clt_path *path, u32 nr_chunks);
 void rift_clt_dbg_path_free(struct rift_clt_path *path);
+void rift_clt_dbg_connected(struct rift_clt_path *path);
+void rift_clt_dbg_close_late(struct rift_clt_path *path);
 
 /* An RSP_RKEY is about to replace @chunk's rkey: remember the old one. */
 static inline void rift_clt_dbg_rkey_rotated(struct rift_clt_path *path, u32 chunk)
@@ -766,6 +774,8 @@ static inline int rift_clt_dbg_chunks_reset(struct rift_clt_path *path,
 }
 
 static inline void rift_clt_dbg_path_free(struct rift_clt_path *path) {}
+static inline void rift_clt_dbg_connected(struct rift_clt_path *path) {}
+static inline void rift_clt_dbg_close_late(struct rift_clt_path *path) {}
 static inline void rift_clt_dbg_rkey_rotated(struct rift_clt_path *path,
 					     u32 chunk) {}
 #endif
