@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
-# rift-timeout: 240
+# rift-timeout: 300
 #
 # disconnect and reconnect of a path through sysfs, idle and under IO.
 # Every path comes back to connected, on both ends.  Under IO (a
@@ -9,7 +9,11 @@
 # request lost), no request completes twice, no request fails: those in
 # flight on the path that went down are posted again on the other path
 # (or on the same path once reconnected), and verified IO over both
-# paths works afterwards.
+# paths works afterwards.  Last, a late close work (rift-client's
+# test_connect_race hook, CONFIG_RIFT_DEBUG: skipped without it): path
+# instances fail as they connect, each close work running only after the
+# reconnect queued behind it connected the next instance; the path comes
+# back and its last instance keeps its heartbeat tick.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
@@ -18,7 +22,7 @@ S=rc
 # below 18 s of it): twice as long as the events, whatever the host's pace.
 N=5000
 ktap_header
-ktap_plan 26
+ktap_plan 28
 
 all_connected()
 {
@@ -136,6 +140,74 @@ ktap_check "afterwards: verified random IO, no error" \
 ktap_check "afterwards: both paths carried it" \
 	test "$(($(rift_clt_stat $S $RIFT_P0 reqs_read) + $(rift_clt_stat $S $RIFT_P0 reqs_write)))" -gt 100 -a \
 	     "$(($(rift_clt_stat $S $RIFT_P1 reqs_read) + $(rift_clt_stat $S $RIFT_P1 reqs_write)))" -gt 100
+
+# Late close work.  NRACE instances of path 0 fail as soon as they
+# connect, each with a connect queued behind the failure and its close
+# work held back until that connect has connected the next instance
+# (test_connect_race).  The close work must then leave the newer
+# instance alone: the path comes back, and the heartbeat tick of its
+# last instance runs.  A close work that cancelled the ticks before it
+# looked at the state stopped them for good on a connected path.  The
+# ticks are counted with rift:rift_hb_tick over 2 s at hb_interval_ms
+# 200, set before the race so that no rearm (a shorter interval
+# written later) can queue a cancelled tick again; hb_missed_max 10
+# keeps a slow host from failing the path meanwhile.
+RACE=/sys/module/rift_client/parameters/test_connect_race
+NRACE=3
+CS=$RIFT_CLT_SYSFS/$S
+T=/sys/kernel/tracing
+if [ ! -w $RACE ]; then
+	why="rift-client built without CONFIG_RIFT_DEBUG (RIFT_DEBUG=)"
+	ktap_skip "late close work: $NRACE instances failed at once with a connect queued behind; the path comes back" "$why"
+	ktap_skip "late close work: the last instance's heartbeat tick runs (not cancelled)" "$why"
+else
+	hb0=$(cat $CS/hb_interval_ms)
+	hm0=$(cat $CS/hb_missed_max)
+	defer eval "echo 0 > $RACE; echo $hm0 > $CS/hb_missed_max; echo $hb0 > $CS/hb_interval_ms"
+	echo 10 > $CS/hb_missed_max
+	echo 200 > $CS/hb_interval_ms
+	r0=$(rift_clt_stat $S $RIFT_P0 reconnects)
+	k0=$(dmesg | wc -l)
+	# The hook's kernel log lines for path 0 since k0.
+	race_log()
+	{
+		dmesg | awk -v a="$k0" 'NR > a' | grep -o "$S/$RIFT_P0: test_connect_race: .*"
+	}
+	# The close work of the last instance failed has run, late: after
+	# the instance behind it connected (it logs that before it takes
+	# conn_mutex and looks at the state).
+	late_close_ran()
+	{
+		local last
+		last=$(race_log | sed -n 's/.*failing instance \([0-9]*\),.*/\1/p' | tail -n 1)
+		[ -n "$last" ] &&
+			race_log | grep -q "close work of instance $last runs, instance $((last + 1)) connected last"
+	}
+	echo $NRACE > $RACE
+	echo 1 > $CS/paths/$RIFT_P0/reconnect
+	ktap_check "late close work: $NRACE instances failed at once with a connect queued behind; the path comes back" \
+		rift_wait_until "$(rift_scaled 60)" eval "[ \$(cat $RACE) = 0 ] && late_close_ran && all_connected &&
+					 [ \$(rift_clt_stat $S $RIFT_P0 reconnects) -ge $((r0 + NRACE + 1)) ]"
+	race_log | while read -r l; do ktap_info "$l"; done
+	ktap_info "$RIFT_P0: $(rift_clt_stat $S $RIFT_P0 reconnects) reconnects (was $r0), client $(rift_path_state $S $RIFT_P0), server $(rift_srv_path_state $S $RIFT_P0), test_connect_race $(cat $RACE)"
+	# The late close work cancels (if it does) right after its log line:
+	# give it a moment, so the count below sees only what it left.
+	rift_nap 1
+	[ -d $T/events ] || mount -t tracefs nodev $T
+	echo > $T/trace
+	echo 1 > $T/events/rift/rift_hb_tick/enable
+	defer eval "echo 0 > $T/events/rift/rift_hb_tick/enable"
+	rift_nap 2
+	echo 0 > $T/events/rift/rift_hb_tick/enable
+	cp $T/trace "$RIFT_OUT/reconnect-race.trace"
+	ticks=$(grep -cF "rift_hb_tick: client $S/$RIFT_P0: " "$RIFT_OUT/reconnect-race.trace")
+	ticks1=$(grep -cF "rift_hb_tick: client $S/$RIFT_P1: " "$RIFT_OUT/reconnect-race.trace")
+	ktap_info "heartbeat ticks in 2 s at 200 ms: $RIFT_P0 $ticks, $RIFT_P1 $ticks1; $RIFT_P0 $(rift_path_state $S $RIFT_P0)"
+	ktap_check "late close work: the last instance's heartbeat tick runs (not cancelled)" \
+		eval "[ $ticks -ge 5 ] && [ \"\$(rift_path_state $S $RIFT_P0)\" = connected ]"
+	echo "$hm0" > $CS/hb_missed_max
+	echo "$hb0" > $CS/hb_interval_ms
+fi
 
 ktap_check "session closes" rift_test_close $S
 __rift_run_deferred
