@@ -273,7 +273,11 @@ int rift_clt_chunk_get(struct rift_clt_path *path, struct rift_clt_req *req)
 		return -ENOBUFS;
 	id = (req->permit_id + path->chunk_hint) % n;
 	while (!rift_clt_chunk_try(path, id)) {
-		/* Only when a server grants fewer chunks than we have permits. */
+		/*
+		 * The hint's chunk is taken: by another request on this
+		 * path, a chunk kept as an orphan, or one the server's grant
+		 * does not cover.
+		 */
 		id = find_first_zero_bit(path->chunk_map, n);
 		if (id >= n)
 			return -ENOBUFS;

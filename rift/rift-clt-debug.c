@@ -187,6 +187,13 @@ int rift_clt_test_stale_rkey(struct rift_clt_sess *sess)
 			if (!rift_clt_chunk_get_id(path, id, &epoch))
 				continue;
 			found = path;
+			/*
+			 * Removal frees the path only after an RCU grace
+			 * period, so it is alive here; the reference keeps it
+			 * (and its chunk table) for the wait and the put below,
+			 * which run outside the read section.
+			 */
+			kobject_get(&found->base.kobj);
 			goto got;
 		}
 	}
@@ -229,8 +236,10 @@ out_unlock:
 	 * new instance of the path took the chunk back already, and a
 	 * request of it may hold it: the epoch makes this put a no-op then.
 	 */
-	if (found)
+	if (found) {
 		rift_clt_chunk_put_id(found, id, epoch);
+		kobject_put(&found->base.kobj);
+	}
 	return err;
 }
 EXPORT_SYMBOL_GPL(rift_clt_test_stale_rkey);
