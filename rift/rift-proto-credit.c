@@ -509,15 +509,26 @@ EXPORT_SYMBOL_GPL(rift_credit_srv_grant_nr);
  * client that asks is not idle, and holding the revoke back while an
  * answer is due keeps the two from crossing.
  *
- * Return: the revoke's keep (>= the protocol's floor, below @s->granted),
- * or 0 for no revoke.
+ * Not below what the ULP still holds (@s->busy): a client that owes a
+ * revoke takes no chunk for a new request until it has paid (its chunks
+ * in use go back as their requests end), so a revoke below the requests
+ * a slow backend keeps for seconds would hold every new request of the
+ * path behind them, up to its io_timeout_ms (and a timed-out request's
+ * chunk stays taken until its late answer).  With keep at least @s->busy
+ * the client can pay at once with free chunks; a later look, once those
+ * requests ended, takes the grant down to the floor.
+ *
+ * Return: the revoke's keep (>= the protocol's floor, >= @s->busy, below
+ * @s->granted), or 0 for no revoke.
  */
 u16 rift_credit_srv_revoke(const struct rift_credit_srv *s)
 {
-	u16 keep = s->floor;
+	u32 keep = s->floor;
 
 	if (keep < rift_proto_credit_floor(s->queue_depth))
 		keep = rift_proto_credit_floor(s->queue_depth);
+	if (keep < s->busy)
+		keep = s->busy;
 	if (!s->floor || !s->ready || s->req_out || s->revoking ||
 	    s->quiet_ms < s->idle_ms || s->granted <= keep)
 		return 0;

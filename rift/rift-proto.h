@@ -788,6 +788,7 @@ struct rift_credit_clt {
  * @floor: the server's floor for it (rift_credit_srv_floor())
  * @idle_ms: how long a path must receive no request to be idle
  * @quiet_ms: how long it has received none
+ * @busy: its requests the ULP holds now (received, not yet answered)
  * @ready: a request or CREDIT_REQ of the instance arrived: its client is
  *	ready for a CREDIT (the protocol's rule)
  * @req_out: a CREDIT_REQ is unanswered: the client wants more, it is not
@@ -803,6 +804,7 @@ struct rift_credit_srv {
 	u16	floor;
 	u32	idle_ms;
 	u32	quiet_ms;
+	u32	busy;
 	bool	ready;
 	bool	req_out;
 	bool	revoking;

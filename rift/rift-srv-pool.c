@@ -30,9 +30,10 @@
  * once each chunk whose op the ULP does not hold (rift_srv_pool_stop()),
  * the others once the ULP answered them (rift_srv_pool_path_free()).
  * The pool work also revokes the grant of an idle path down to its
- * floor, looking every credit_idle_ms / 2 while the grant is above it
- * (rift_credit_srv_revoke() decides); at the floor, with nothing to
- * reclaim, it runs only when kicked.  Nothing here
+ * floor (not below the requests its ULP still holds, so that the client
+ * can pay at once), looking every credit_idle_ms / 2 while the grant is
+ * above it (rift_credit_srv_revoke() decides); at the floor, with
+ * nothing to reclaim, it runs only when kicked.  Nothing here
  * runs in a CQ callback but the LOCAL_INV completion, which only queues
  * the work.
  *
@@ -391,7 +392,10 @@ static void rift_srv_pool_reclaim(struct rift_srv_path *path)
 }
 
 /*
- * Revoke an idle path's grant down to its floor.  The message's counts
+ * Revoke an idle path's grant down to its floor, or to the requests its
+ * ULP still holds if they are more (rift_credit_srv_revoke()): the next
+ * run takes it down the rest of the way once they ended, since the grant
+ * is still above the floor (rift_srv_pool_rearm()).  The message's counts
  * are taken and the message posted under cr_mutex, as an answer's are,
  * so the client sees grants and revokes in the order they were counted.
  * Caller holds the io_ref.
@@ -417,6 +421,8 @@ static void rift_srv_pool_revoke(struct rift_srv_path *path)
 		.floor		= path->cr_floor,
 		.idle_ms	= path->cr_idle_ms,
 		.quiet_ms	= jiffies_to_msecs(jiffies - READ_ONCE(path->cr_last_rx)),
+		/* Requests at the ULP: keep their chunks (see there). */
+		.busy		= max(atomic_read(&path->base.inflight), 0),
 		.ready		= READ_ONCE(path->cr_ready),
 		.req_out	= path->cr_req_out,
 		.revoking	= path->cr_revoking,

@@ -606,6 +606,38 @@ static void test_credit_srv_revoke(void)
 }
 
 /*
+ * Requests the ULP still holds (a slow backend) keep their chunks: the
+ * client could not pay a revoke below them until they end, and would
+ * hold every new request of the path meanwhile.  Once they ended, the
+ * next look takes the grant down to the floor.
+ */
+static void test_credit_srv_revoke_busy(void)
+{
+	struct rift_credit_srv s = srv_idle(40);
+
+	s.busy = 1;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 2);
+	s.busy = 2;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 2);
+	s.busy = 5;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 5);
+	s.floor = 8;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 8);
+	/* All but one in use: still something to take back. */
+	s.busy = 39;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 39);
+	/* Every granted chunk, or more, at the ULP: nothing to take. */
+	s.busy = 40;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+	s.busy = 0xffffffffU;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
+	/* They ended: down to the floor at the next look. */
+	s = srv_idle(5);
+	s.busy = 0;
+	CHECK_EQ(rift_credit_srv_revoke(&s), 2);
+}
+
+/*
  * A revoke ends when the grant is down to keep, not before; the answer
  * held meanwhile goes out then.  Driven the way the kernel server drives
  * it: one CREDIT_REL at a time.
@@ -659,7 +691,10 @@ static void test_credit_srv_rel_ok(void)
 	}
 }
 
-/* Random states: keep is 0 or in [floor, granted), never below 2. */
+/*
+ * Random states: keep is 0 or in [floor, granted), never below 2 nor
+ * below the requests at the ULP.
+ */
 static void test_credit_srv_random(void)
 {
 	unsigned int i;
@@ -670,6 +705,7 @@ static void test_credit_srv_random(void)
 			.floor = unit_rand() % 20,
 			.idle_ms = unit_rand() % 3,
 			.quiet_ms = unit_rand() % 3,
+			.busy = unit_rand() % (QD + 2),
 			.ready = unit_rand() & 1,
 			.req_out = unit_rand() & 1,
 			.revoking = unit_rand() & 1,
@@ -680,6 +716,7 @@ static void test_credit_srv_random(void)
 		keep = rift_credit_srv_revoke(&s);
 		if (keep) {
 			CHECK(keep >= rift_proto_credit_floor(s.queue_depth));
+			CHECK(keep >= s.busy);
 			CHECK(keep < s.granted);
 			CHECK(s.ready && !s.req_out && !s.revoking && s.floor);
 		}
@@ -705,6 +742,7 @@ const struct unit_test unit_credit_tests[] = {
 	UNIT(test_credit_srv_floor),
 	UNIT(test_credit_srv_grant_nr),
 	UNIT(test_credit_srv_revoke),
+	UNIT(test_credit_srv_revoke_busy),
 	UNIT(test_credit_srv_revoke_cycle),
 	UNIT(test_credit_srv_rel_ok),
 	UNIT(test_credit_srv_random),
