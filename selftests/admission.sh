@@ -7,9 +7,13 @@
 # make it hold (Documentation/admin-guide.rst, "Admission limits"):
 #  - its limits refuse values out of range;
 #  - nothing is pinned without a session; a path's chunks are pinned once
-#    it is admitted and count against max_pinned_mb: a path over it is
-#    refused (INFO_RSP ENOSPC, the reason in the client's last_error) while
-#    the session's other path works, and connects once the limit allows;
+#    it is admitted and count against max_pinned_mb: with memory credits
+#    off (credit_floor 0, as for a client that does not offer them) a
+#    path's whole queue depth, so that a path over it is refused (INFO_RSP
+#    ENOSPC, the reason in the client's last_error) while the session's
+#    other path works, and connects once the limit allows; with them (the
+#    default) a path pins its floor only, and two paths fit where one
+#    whole queue depth hardly does;
 #  - CONNECT_REQUESTs over max_sessions, max_cons_per_path or
 #    max_paths_per_session are refused with NO_RESOURCES, the reason in
 #    the server's log, and nothing is left behind; a path already in the
@@ -24,7 +28,7 @@ SP=/sys/module/rift_server/parameters
 PB=/sys/kernel/rift_server/pinned_bytes
 NS=/sys/kernel/rift_server/nr_sessions
 ktap_header
-ktap_plan 17
+ktap_plan 18
 
 # refused FILE VALUE...: every VALUE written to FILE is refused (EINVAL).
 refused()
@@ -52,9 +56,14 @@ ktap_check "the limits refuse 0 and values out of range" \
 	      refused $SP/setup_timeout_ms 999 600001 && refused $SP/max_pinned_mb 0 x"
 ktap_check "nothing pinned, no session" eval "[ \$(cat $PB) = 0 ] && [ \$(cat $NS) = 0 ]"
 
-# One path's chunks (128 x 132 KiB) fit in 20 MiB, two do not.
+# One path's chunks (128 x 132 KiB) fit in 20 MiB, two do not: session
+# A's paths are admitted with memory credits off, each pinning its whole
+# queue depth at admission, as a client without credits does.
+CF=$(cat $SP/credit_floor)
 echo 20 > $SP/max_pinned_mb
 defer eval "echo 1024 > $SP/max_pinned_mb"
+echo 0 > $SP/credit_floor
+defer eval "echo $CF > $SP/credit_floor"
 ktap_check "session $A over two paths opens under max_pinned_mb 20" \
 	eval "rift_test_open $A 198.18.0.2@198.18.0.1 198.18.1.2@198.18.1.1 &&
 	      rift_wait_until 10 eval '[ \"\$(rift_path_state $A $RIFT_P0)\" = connected ]'"
@@ -70,6 +79,9 @@ ktap_check "pinned bytes: the first path's chunks only, within the limit" \
 ktap_check "limit raised: the second path connects, verified IO over both" \
 	eval "echo 1024 > $SP/max_pinned_mb && echo 1 > $RIFT_CLT_SYSFS/$A/paths/$RIFT_P1/reconnect &&
 	      rift_wait_until 30 rift_all_connected $A && rift_test_io $A random 0 200 4 11"
+# Session B from here on: credit_floor back to what it was (the default,
+# 2: memory credits on).
+echo "$CF" > $SP/credit_floor
 
 # max_sessions: one session is all there is room for.
 n0=$(dmesg | grep -c "max_sessions reached")
@@ -83,6 +95,22 @@ ktap_check "... with the reason in the server's log, and nothing left" \
 echo 128 > $SP/max_sessions
 ktap_check "max_sessions back: the session opens" \
 	eval "rift_test_open $B 198.18.0.2@198.18.0.1 && rift_wait_until 10 eval '[ \"\$(rift_path_state $B $RIFT_P0)\" = connected ]'"
+# With memory credits a path is admitted with its floor and pins only
+# that; credit_floor 0 (the opt-out) keeps the whole queue depth.
+floor_pinned()
+{
+	local cs g pb
+	cs=$(cat $RIFT_SRV_SYSFS/$B/chunk_size)
+	g=$(cat $RIFT_SRV_SYSFS/$B/paths/$RIFT_P0/granted)
+	pb=$(cat $RIFT_SRV_SYSFS/$B/pinned_bytes)
+	ktap_info "session $B (credit_floor $CF): granted $g, pinned $pb bytes"
+	if [ "$CF" = 0 ]; then
+		[ "$g" = "$(cat $RIFT_SRV_SYSFS/$B/queue_depth)" ]
+	else
+		[ "$g" -le "$((CF > 2 ? CF : 2))" ] && [ "$pb" = $((g * cs)) ]
+	fi
+}
+ktap_check "its path pins what credit_floor grants at admission: the floor, not its queue depth" floor_pinned
 
 # max_cons_per_path: a path of three connections (control plus two IO)
 # reconnects as a new instance, which asks again.

@@ -166,6 +166,16 @@ ktap_check "fio verify across both deletions: zero errors" test $frc = 0
 
 # --- 5: the loop, in fio runs of 40 s each. ---
 rift_wait_until 30 riftblk_all_connected $S
+# With memory credits (rift_server's default) fio grew the paths' grants:
+# each granted chunk is server memory, an MR and a segment array (a slab
+# object) until the idle path is revoked.  Both snapshots are taken with
+# the paths back at their floor, or the revoke would count as a leak.
+floor_wait()
+{
+	rift_wait_until "$(rift_scaled 15)" rift_srv_at_floor $S ||
+		ktap_info "server paths still above their floor: $(rift_srv_grants $S)"
+}
+floor_wait
 sleep 2
 slab0=$(rift_slab_owned "$OUT/slab.before")
 res0=$(rdma_res)
@@ -197,6 +207,7 @@ ktap_check "$LOOPS deletions and re-additions under IO, alternating links (longe
 	test $done_cycles -eq $LOOPS -a $bad_cycles -eq 0
 ktap_check "fio verify through all of them: zero errors in $runs runs" test $fio_bad -eq 0
 rift_wait_until 30 riftblk_all_connected $S
+floor_wait
 sleep 2
 slab1=$(rift_slab_owned "$OUT/slab.after")
 res1=$(rdma_res)

@@ -7,9 +7,12 @@
 # the wire protocol from user space (librdmacm) and breaks it on purpose:
 # malformed and conflicting CON_REQs, bad INFO_REQs, name clashes, bad
 # immediates and descriptors, wrong rkeys, memory credits (the credit_*
-# cases set rift_server's credit_floor for their own paths: a grant that
-# grows on request, and every credit rule a client can break, each of
-# which must close the path).  Each of its cases asserts the
+# cases set rift_server's credit_floor for their own paths and put back
+# what they found, the default 2: a grant that grows on request, every
+# credit rule a client can break, each of which must close the path, and
+# credit_srv_off, the offer declined under credit_floor 0; the other
+# cases do not offer the feature, so the server grants them their whole
+# queue depth whatever credit_floor says).  Each of its cases asserts the
 # server's exact answer (reject reason, INFO_RSP status, IO errno, HB_ACK
 # sequence, or the server closing the connection in time) and becomes one
 # test point here.  Then session_churn connects CHURN sessions that are

@@ -151,6 +151,48 @@ rift_srv_stat()
 	cat "$RIFT_SRV_SYSFS/$1/paths/$2/stats/$3" 2>/dev/null
 }
 
+# rift_srv_at_floor SESS: every path of SESS on the server holds no more
+# chunks than memory credits' floor (rift_server credit_floor, at least
+# the protocol's 2), and none on its way back (its pinned_bytes are its
+# grant's).  An idle path of the kernel client comes down to that
+# credit_idle_ms after its last request (a revoke) and the reclaim of
+# what it gave back: a test that compares memory or slab objects before
+# and after IO waits for it first, so that a grant the IO grew and the
+# server has not yet taken back is not counted as a leak.  True at once
+# with credit_floor 0 (the feature off: a path holds its whole queue
+# depth from admission to close); false while SESS has no path on the
+# server.  For sessions of the kernel client only: a client that does
+# not offer memory credits holds its whole queue depth whatever the
+# floor, and never comes down to it.
+rift_srv_at_floor()
+{
+	local s=$RIFT_SRV_SYSFS/$1 f cs p g n=0
+
+	f=$(cat /sys/module/rift_server/parameters/credit_floor 2>/dev/null) || return 1
+	[ "$f" -gt 0 ] || return 0
+	[ "$f" -ge 2 ] || f=2
+	cs=$(cat "$s/chunk_size" 2>/dev/null) || return 1
+	for p in "$s"/paths/*/; do
+		[ -d "$p" ] || continue
+		g=$(cat "$p/granted" 2>/dev/null) || return 1
+		[ "$g" -le "$f" ] && [ "$(cat "$p/pinned_bytes" 2>/dev/null)" = $((g * cs)) ] ||
+			return 1
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ]
+}
+
+# rift_srv_grants SESS: "granted/pinned KiB" of each of SESS's server
+# paths, for a diagnostic line.
+rift_srv_grants()
+{
+	local p
+	for p in "$RIFT_SRV_SYSFS/$1"/paths/*/; do
+		[ -d "$p" ] || continue
+		echo "$(basename "$p")=$(cat "$p/granted" 2>/dev/null)/$(($(cat "$p/pinned_bytes" 2>/dev/null || echo 0) / 1024))KiB"
+	done | tr '\n' ' '
+}
+
 rift_srv_path_state()
 {
 	cat "$RIFT_SRV_SYSFS/$1/paths/$2/state" 2>/dev/null

@@ -176,9 +176,19 @@ cycle()
 	riftblk_unmap "$d" || return 1
 	[ "$(rift_write "$MAP" "sessname=$S $P device_path=/dev/$NA")" = "Permission denied" ]
 }
+# Each count with the session's server path back at its floor (memory
+# credits, rift_server's default): the 4 MiB written and read above grew
+# its grant, and a chunk granted holds a segment array (a slab object)
+# until the idle path is revoked, which must not count either way.
+at_floor()
+{
+	rift_wait_until "$(rift_scaled 15)" rift_srv_at_floor $S ||
+		ktap_info "server path of $S still above its floor: $(rift_srv_grants $S)"
+}
 d=$(riftblk_map "sessname=$S $P device_path=/dev/$NB access_mode=ro")
 oo=$(rift_slab_owned "$W/own-open")
 riftblk_unmap "$d"
+at_floor
 sleep 1
 o0=$(rift_slab_owned "$W/own0")
 c0="$(ls $RIFTBLK_SRV_SYSFS | tr '\n' ' ')/$(srv_maps $NB)/$(srv_maps $NC)/$(ndevs)"
@@ -186,6 +196,7 @@ bad=0
 for ((i = 0; i < CYCLES; i++)); do
 	cycle || bad=$((bad + 1))
 done
+at_floor
 sleep 1
 o1=$(rift_slab_owned "$W/own1")
 c1="$(ls $RIFTBLK_SRV_SYSFS | tr '\n' ' ')/$(srv_maps $NB)/$(srv_maps $NC)/$(ndevs)"

@@ -731,11 +731,13 @@ bool case_silent_peer(const struct peer_case *tc)
 
 /*
  * A path offering memory credits while the server's credit_floor is
- * @floor (0: the feature is not accepted); the parameter is read at
- * INFO_REQ, so it is put back to 0 as soon as the path is up.
+ * @floor (0: the feature is not accepted) and its credit_idle_ms
+ * @idle_ms; both are read at INFO_REQ, so they are put back as they were
+ * (the module's defaults, unless the selftest set them: credit_floor 2,
+ * credit_idle_ms 1000) as soon as the path is up.  rift_server's own
+ * default is memory credits on: every other case, and the normal session
+ * hostile_peer.sh opens after the peer, runs with what it found.
  */
-/* credit_idle_ms of rift_server's default, put back after each path. */
-#define CREDIT_IDLE_DEFAULT_MS	1000
 /* Long enough that no revoke comes in the middle of a case. */
 #define CREDIT_IDLE_NEVER_MS	600000
 
@@ -743,6 +745,8 @@ bool case_silent_peer(const struct peer_case *tc)
 static bool credit_path_up_cons(struct path *p, u16 cons, unsigned int floor, u64 feat,
 				unsigned int idle_ms)
 {
+	unsigned long long floor0 = get_param("rift_server", "credit_floor", 2);
+	unsigned long long idle0 = get_param("rift_server", "credit_idle_ms", 1000);
 	bool ok;
 	u16 i;
 
@@ -753,8 +757,8 @@ static bool credit_path_up_cons(struct path *p, u16 cons, unsigned int floor, u6
 	for (i = 0; ok && i < cons; i++)
 		ok = path_connect(p, i);
 	ok = ok && path_info(p);
-	set_param("rift_server", "credit_floor", 0);
-	set_param("rift_server", "credit_idle_ms", CREDIT_IDLE_DEFAULT_MS);
+	set_param("rift_server", "credit_floor", floor0);
+	set_param("rift_server", "credit_idle_ms", idle0);
 	if (!ok)
 		return false;
 	diag("INFO_RSP: %u of %u chunks granted, features 0x%llx", p->info.nr_chunks,
@@ -907,6 +911,8 @@ bool case_credit_grow(const struct peer_case *tc)
 bool case_credit_bad(const struct peer_case *tc)
 {
 	u64 feat = tc->arg == CREDIT_NOFEAT ? 0 : RIFT_FEAT_CREDITS;
+	/* credit_floor 0, the opt-out: the offer is declined. */
+	unsigned int floor = tc->arg == CREDIT_SRV_OFF ? 0 : CREDIT_FLOOR;
 	u16 granted = CREDIT_FLOOR;
 	u8 data[512];
 	struct path p;
@@ -914,11 +920,12 @@ bool case_credit_bad(const struct peer_case *tc)
 	bool ok;
 
 	pattern(data, sizeof(data), 92);
-	ok = credit_path_up(&p, CREDIT_FLOOR, feat);
+	ok = credit_path_up(&p, floor, feat);
 	if (!ok)
 		goto out;
 	switch (tc->arg) {
 	case CREDIT_NOFEAT:
+	case CREDIT_SRV_OFF:
 		/* Not accepted: as any unknown type. */
 		ok = credit_req_send(&p, 2);
 		break;
@@ -1301,6 +1308,8 @@ static long long read_ll(const char *file)
 bool case_credit_pool_enospc(const struct peer_case *tc)
 {
 	long long pinned = read_ll("/sys/kernel/rift_server/pinned_bytes");
+	unsigned long long floor0 = get_param("rift_server", "credit_floor", 2);
+	unsigned long long pool0 = get_param("rift_server", "pool_mb", 0);
 	struct path p;
 	u8 buf[512];
 	int len;
@@ -1326,15 +1335,14 @@ bool case_credit_pool_enospc(const struct peer_case *tc)
 					sizeof(buf)) : -1;
 	ok = ok && EXPECT(len > 0, "cannot encode INFO_REQ") &&
 	     expect_info_refusal(&p, buf, len, ENOSPC);
-	set_param("rift_server", "credit_floor", 0);
+	set_param("rift_server", "credit_floor", floor0);
 	path_down(&p);
+	/* The same budget admits a client with credits: its floor fits. */
 	if (ok) {
-		set_param("rift_server", "credit_idle_ms", CREDIT_IDLE_NEVER_MS);
-		ok = set_param("rift_server", "credit_floor", CREDIT_FLOOR) &&
-		     credit_path_up_idle(&p, CREDIT_FLOOR, RIFT_FEAT_CREDITS,
+		ok = credit_path_up_idle(&p, CREDIT_FLOOR, RIFT_FEAT_CREDITS,
 					 CREDIT_IDLE_NEVER_MS);
 		path_down(&p);
 	}
-	set_param("rift_server", "pool_mb", 0);
+	set_param("rift_server", "pool_mb", pool0);
 	return ok;
 }

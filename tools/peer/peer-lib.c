@@ -579,6 +579,27 @@ bool set_param(const char *mod, const char *name, unsigned long long v)
 }
 
 /*
+ * The value of /sys/module/@mod/parameters/@name, so that a case that
+ * changes it can put back what it found (a selftest may have set it, and
+ * the next case expects the module's default); @dflt if it cannot be read.
+ */
+unsigned long long get_param(const char *mod, const char *name, unsigned long long dflt)
+{
+	unsigned long long v;
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", mod, name);
+	f = fopen(path, "r");
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+/*
  * Server statistic @stat of @p's path: the session has one path, so the
  * sum over its paths directory is that path's.  -1 if none is readable.
  */

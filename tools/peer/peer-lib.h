@@ -166,6 +166,7 @@ bool io_post(const struct path *p, struct peer_conn *c, const struct io *io);
 bool test_write_post(const struct path *p, struct peer_conn *c, u16 chunk, u16 gen,
 		     u64 off, const void *data, u32 len);
 bool set_param(const char *mod, const char *name, unsigned long long v);
+unsigned long long get_param(const char *mod, const char *name, unsigned long long dflt);
 long long srv_path_stat(const struct path *p, const char *stat);
 bool io_wait(const struct path *p, struct peer_conn *c, u16 chunk, int *err);
 void test_hdr_init(struct test_hdr *h, u64 off, u32 len);

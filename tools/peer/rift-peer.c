@@ -169,6 +169,7 @@ static const struct peer_case cases[] = {
 	CASE("silent_peer",			case_silent_peer),
 	CASE("credit_grow",			case_credit_grow),
 	VARIANT("credit_nofeat",		case_credit_bad, CREDIT_NOFEAT),
+	VARIANT("credit_srv_off",		case_credit_bad, CREDIT_SRV_OFF),
 	VARIANT("credit_req_want_zero",		case_credit_bad, CREDIT_REQ_WANT_ZERO),
 	VARIANT("credit_req_want_range",	case_credit_bad, CREDIT_REQ_WANT_RANGE),
 	VARIANT("credit_req_chunk",		case_credit_bad, CREDIT_REQ_CHUNK),

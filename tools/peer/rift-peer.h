@@ -199,6 +199,7 @@ enum {
 	CREDIT_REQ_UNGRANTED,
 	CREDIT_CANCEL_UNGRANTED_NOFEAT,
 	CREDIT_REL_BELOW_FLOOR,
+	CREDIT_SRV_OFF,
 };
 
 bool case_credit_bad(const struct peer_case *tc);
