@@ -168,7 +168,18 @@ static unsigned int max_pending_per_addr = 16;
 static unsigned int setup_timeout_ms = 20000;
 /* 0 until module init sets it to a quarter of RAM. */
 static unsigned int max_pinned_mb;
-static unsigned int credit_floor;
+/*
+ * Memory credits are on unless an administrator opts out with 0: a path
+ * of a client that offers them starts with the protocol's floor of 2
+ * chunks (264 KiB at the default chunk_size, instead of its whole queue
+ * depth, 16.5 MiB) and is granted more as its IO needs them.  No other
+ * default has to change with it: pool_mb 0 (the budget is max_pinned_mb,
+ * so nothing is admitted or granted beyond what was pinned before), and
+ * credit_idle_ms 1000 stays below riftblk's size_poll_ms (2000), whose
+ * requests would otherwise keep every idle riftblk path from ever being
+ * revoked.
+ */
+static unsigned int credit_floor = RIFT_CREDIT_FLOOR;
 /* 0: the budget is max_pinned_mb, as before memory credits; never above it. */
 static unsigned int pool_mb;
 static unsigned int credit_idle_ms = 1000;
@@ -224,7 +235,7 @@ MODULE_PARM_DESC(max_pinned_mb,
 		 "MiB of chunk memory all sessions together may pin; a path over it is refused; caps pool_mb too (default: a quarter of RAM)");
 module_param_cb(credit_floor, &rift_srv_ranged_ops, &credit_floor, 0644);
 MODULE_PARM_DESC(credit_floor,
-		 "Chunks a new path of a client offering memory credits is granted at admission and never revoked below, 0..4096, raised to 2 (or the queue depth if smaller); 0 grants the whole queue depth and turns the feature off (default 0)");
+		 "Chunks a new path of a client offering memory credits is granted at admission and never revoked below, 0..4096, raised to 2 (or the queue depth if smaller); 0 turns the feature off: the whole queue depth at admission, as before memory credits (default 2)");
 module_param_cb(pool_mb, &rift_srv_ranged_ops, &pool_mb, 0644);
 MODULE_PARM_DESC(pool_mb,
 		 "MiB of chunk memory all paths together may hold: the budget grants and admissions draw from, never above max_pinned_mb; 0 uses max_pinned_mb (default 0)");
@@ -261,10 +272,11 @@ u32 rift_srv_param_setup_timeout_ms(void)
  * Memory credits (RIFT_FEAT_CREDITS, Documentation/rift-protocol.rst):
  * the chunks a path of a client that offers the feature is granted at
  * admission and never revoked below; it asks for more as it needs them.
- * 0 grants the whole queue depth at once (the feature is then not
- * accepted: nothing changes on the wire).  Values below the protocol's
- * floor (2, or the queue depth if smaller) are raised to it.  Only
- * granted chunks exist (rift-srv-pool.c).
+ * Default 2, the protocol's floor.  0 is the opt-out: the whole queue
+ * depth at once, the feature not accepted, nothing of it on the wire,
+ * exactly as before memory credits.  Values below the protocol's floor
+ * (2, or the queue depth if smaller) are raised to it.  Only granted
+ * chunks exist (rift-srv-pool.c).
  */
 u32 rift_srv_param_credit_floor(void)
 {

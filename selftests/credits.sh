@@ -5,21 +5,22 @@
 #
 # Memory credits (RIFT_FEAT_CREDITS, Documentation/rift-protocol.rst)
 # between the kernel client and the kernel server, over one Soft-RoCE
-# link with the test ULP.  With rift_server credit_floor=2 a path starts
-# with 2 chunks granted on both sides; IO deeper than that makes the
-# client ask (CREDIT_REQ) and the server answer (CREDIT) until the grant
-# covers the depth, without a request failing or waiting for a path; the
-# two sides agree on the grant and on the messages counted; a full-depth
-# run takes the grant to the queue depth; a reconnected path (with
-# always-invalidate this time) starts again at the floor and grows; with
-# credit_floor=0 the feature is not accepted and every chunk is granted
-# at once.  Step 3 (the server's pool): with credit_idle_ms 300 an idle
-# path's grant is revoked down to the floor on both sides, its chunks
-# reclaimed, and it holds at most 1 MiB on the server (held_bytes); it
-# grows again under IO; with pool_mb 1 the grant stays within the budget
-# and IO still completes.  The hostile sides are hostile_peer.sh (credit_*
-# cases, credit_revoke and credit_pool_enospc, the old client refused
-# with ENOSPC, among them) and hostile_server.sh (cr_* cases).
+# link with the test ULP.  rift_server's credit_floor is 2 by default
+# (memory credits on): a path starts with 2 chunks granted on both
+# sides; IO deeper than that makes the client ask (CREDIT_REQ) and the
+# server answer (CREDIT) until the grant covers the depth, without a
+# request failing or waiting for a path; the two sides agree on the
+# grant and on the messages counted; a full-depth run takes the grant to
+# the queue depth; a reconnected path (with always-invalidate this time)
+# starts again at the floor and grows; with credit_floor=0 (the opt-out)
+# the feature is not accepted and every chunk is granted at once.  Step
+# 3 (the server's pool): with credit_idle_ms 300 an idle path's grant is
+# revoked down to the floor on both sides, its chunks reclaimed, and it
+# holds at most 1 MiB on the server (held_bytes); it grows again under
+# IO; with pool_mb 1 the grant stays within the budget and IO still
+# completes.  The hostile sides are hostile_peer.sh (credit_* cases,
+# credit_revoke, credit_pool_enospc, the old client refused with ENOSPC,
+# and credit_srv_off among them) and hostile_server.sh (cr_* cases).
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
@@ -29,14 +30,17 @@ PARAM=/sys/module/rift_server/parameters/credit_floor
 IDLE=/sys/module/rift_server/parameters/credit_idle_ms
 POOL=/sys/module/rift_server/parameters/pool_mb
 ktap_header
-ktap_plan 20
+ktap_plan 21
 
 ktap_check "rxe link" rift_rxe_pairs 1
 ktap_check "modules and test ULP load" rift_transport_up
-defer sh -c "echo 0 > $PARAM"
+ktap_check "memory credits are on by default: credit_floor 2, credit_idle_ms 1000, pool_mb 0" \
+	eval "[ \"\$(cat $PARAM)\" = 2 ] && [ \"\$(cat $IDLE)\" = 1000 ] &&
+	      [ \"\$(cat $POOL)\" = 0 ]"
+# Put back as found (the defaults: the modules were just loaded).
+defer sh -c "echo $(cat $PARAM) > $PARAM; echo $(cat $IDLE) > $IDLE; echo $(cat $POOL) > $POOL"
 # No revoke in the middle of the step-2 points: their counts must agree.
 echo 600000 > $IDLE
-defer sh -c "echo 1000 > $IDLE; echo 0 > $POOL"
 defer sh -c "echo $S > $RIFT_TEST_DBG/close"
 
 # One path: its files, the client's and the server's.
@@ -60,6 +64,7 @@ reconnected_with()
 	[ "$(val "$(cp_ "$1")")" = "$2" ] && rift_all_paths_in $S connected
 }
 
+# Set all the same: the points below are about a floor of 2.
 ktap_check "credit_floor 2, a one-path session connects" \
 	eval "echo 2 > $PARAM && rift_test_open $S 198.18.0.2@198.18.0.1 &&
 	      rift_wait_until 10 rift_all_paths_in $S connected"

@@ -38,7 +38,7 @@ static const struct hint hints[] = {
 	{ OP_MAP, ENETUNREACH, "no path connected: check the addresses and the RDMA links (rdma link)" },
 	{ OP_MAP, EADDRNOTAVAIL, "a source address is not on this host or has no RDMA device" },
 	{ OP_MAP, EPROTONOSUPPORT, "the server imposes a protocol version or feature this client lacks: update one side" },
-	{ OP_MAP, ENOSPC, "the server has no memory left for this session (rift_server.max_pinned_mb there)" },
+	{ OP_MAP, ENOSPC, "the server has no memory left for this session (rift_server.pool_mb or max_pinned_mb there)" },
 	{ OP_MAP, EROFS, "the device is exported read-only to this host: map it with --access ro" },
 	{ OP_REMAP, EMEDIUMTYPE, "the device's logical block size changed on the server: unmap it and map it again" },
 	{ OP_REMAP, EACCES, "the server refused: host not allowed or device no longer exported to it" },
