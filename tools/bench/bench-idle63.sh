@@ -11,7 +11,8 @@
 # start and restored at its end, so peers run between repetitions see
 # the defaults):
 #
-# 1. rift-server credit_floor 2, pool_mb 48, credit_idle_ms
+# 1. rift-server credit_floor 2 (its default, set all the same so that
+#    the scenario does not move with it), pool_mb 48, credit_idle_ms
 #    BENCH_IDLE_MS (1000); rift-client read_bounce_kb 4 (see below);
 # 2. the busy session: riftblk over one path, /dev/nullb0 rw;
 # 3. arms "with" and "alone", in the order with, alone in odd

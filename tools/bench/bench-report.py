@@ -95,6 +95,15 @@ def generic_header(w, meta):
     w("by the IOs fio completed, us; c/nv, c/rn = cpu divided by nvme's, rnbd's.  The idle VM")
     w("(the bench's shell) keeps %s%% of its CPU time busy; that is in every cpu figure."
       % meta.get("idle_busy_pct", "?"))
+    cf = meta.get("srv_credit_floor")
+    if cf:
+        w("Rift rows: rift-server at its defaults, credit_floor %s (memory credits on: a path"
+          % cf)
+        w("starts with that many chunks and asks for more); an idle session's memory is read")
+        w("once the server has taken its paths back to that floor (credit_idle_ms after the map).")
+    elif cf is not None:
+        w("Rift rows: rift-server with credit_floor 0 (memory credits off: every path holds")
+        w("its whole queue depth from admission on).")
 
 
 IDLE63 = "rift-idle63"
