@@ -16,6 +16,8 @@
 #include <linux/completion.h>
 #include <linux/scatterlist.h>
 #include <linux/socket.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 
 #include "riftblk-clt.h"
 
@@ -36,6 +38,15 @@ static void riftblk_clt_sync_done(void *priv, int err)
 	complete(&s->done);
 }
 
+/*
+ * How long a control request retries a moment's chunk shortage (see
+ * riftblk_clt_sync_req()), and how often: a grant grows by up to 12
+ * chunks per answer, one answer per 10 ms, and a chunk comes back with
+ * every answer the server sends.
+ */
+#define RIFTBLK_SYNC_RETRY_MS		10000
+#define RIFTBLK_SYNC_RETRY_NAP_MS	10
+
 /**
  * riftblk_clt_sync_req() - one request, waited for
  * @sess: session
@@ -46,7 +57,8 @@ static void riftblk_clt_sync_done(void *priv, int err)
  * @buflen: bytes of @buf
  *
  * Waits as long as the transport's failover and io_timeout_ms rules keep
- * the request alive.
+ * the request alive; with io_timeout_ms 0, retries for up to
+ * RIFTBLK_SYNC_RETRY_MS while no chunk of a connected path is free.
  *
  * Return: 0 or a negative errno from the transport or the server.
  */
@@ -58,14 +70,29 @@ int riftblk_clt_sync_req(struct riftblk_clt_sess *sess, enum rift_dir dir,
 	struct kvec kv = { .iov_base = (void *)usr, .iov_len = usrlen };
 	struct rift_permit *permit;
 	struct scatterlist sg;
+	unsigned long deadline;
 	int err;
 
 	init_completion(&s.done);
 	if (buf)
 		sg_init_one(&sg, buf, buflen);
 	permit = rift_clt_get_permit(sess->rsess, RIFT_PERMIT_WAIT);
-	err = rift_clt_request(sess->rsess, dir, &ops, permit, &kv, 1,
-			       buf ? buflen : 0, buf ? &sg : NULL, buf ? 1 : 0, 0);
+	/*
+	 * -EAGAIN: no chunk of a connected path is free (memory credits:
+	 * a path at its floor or still growing its grant) and the session
+	 * does not wait for one (io_timeout_ms 0).  Block IO requeues
+	 * then; a map, unmap or size poll has nobody to requeue it, so it
+	 * retries here, as long as the shortage can last in ordinary use.
+	 */
+	deadline = jiffies + msecs_to_jiffies(RIFTBLK_SYNC_RETRY_MS);
+	for (;;) {
+		err = rift_clt_request(sess->rsess, dir, &ops, permit, &kv, 1,
+				       buf ? buflen : 0, buf ? &sg : NULL,
+				       buf ? 1 : 0, 0);
+		if (err != -EAGAIN || time_after(jiffies, deadline))
+			break;
+		msleep(RIFTBLK_SYNC_RETRY_NAP_MS);
+	}
 	if (!err) {
 		wait_for_completion(&s.done);
 		err = s.err;
