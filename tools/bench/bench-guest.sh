@@ -188,8 +188,8 @@ MEM_SETTLE=3
 # its first second.  Bounded: a figure is taken all the same.
 MEM_FLOOR_S=15
 # rift-server's credit_floor as the first Rift peer found it (its
-# default: the bench sets it only for rift-idle63), for the report.
-SRV_FLOOR=
+# default: the bench sets it only for rift-idle63) goes to
+# $OUT/srv_credit_floor, for the report.
 
 # --- fio -----------------------------------------------------------------
 # fio_job OUTFILE DEV RW BS QD ENGINE: one fio run, JSON to OUTFILE.
@@ -407,8 +407,10 @@ rift_up()
 	local peer=$1 rep=$2 of=$3 mode=$4 paths=(198.18.0.2@198.18.0.1) rc s
 	local dev=$NB extra='' sess=$1-r$2${4:+-$4}
 	riftblk_modules || { echo "riftblk modules do not load"; return 1; }
-	[ -n "$SRV_FLOOR" ] ||
-		SRV_FLOOR=$(cat /sys/module/rift_server/parameters/credit_floor 2>/dev/null)
+	# rift_up runs in a subshell (step): a file carries it to the report.
+	[ -s "$OUT/srv_credit_floor" ] ||
+		cat /sys/module/rift_server/parameters/credit_floor \
+			> "$OUT/srv_credit_floor" 2>/dev/null
 	two_paths "$peer" && paths+=(198.18.1.2@198.18.1.1)
 	[ "$mode" = fo ] && dev=$NBFO
 	[ "$mode" = poll ] && extra="nr_poll_queues=$POLLQ"
@@ -1011,7 +1013,7 @@ step 20 sleep 5
 read -r -a c1 <<<"$(counters)"
 idle=$(awk -v b=$((c1[4] - c0[4])) -v t=$((c1[5] - c0[5])) 'BEGIN { printf "%.1f", t ? 100 * b / t : 0 }')
 log "idle VM: ${idle}% of its CPU time busy"
-echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')"),\"clk_tck\":$(getconf CLK_TCK),\"idle_busy_pct\":$idle,\"poll_queues\":$POLLQ,\"fo_down_s\":$FO_DOWN,\"mem_settle_s\":$MEM_SETTLE,\"srv_credit_floor\":${SRV_FLOOR:-null},\"idle63\":{\"n\":$I63_N,\"credit_idle_ms\":$I63_IDLE_MS,\"credit_floor\":$I63_FLOOR,\"pool_mb\":$I63_POOL_MB,\"read_bounce_kb\":$I63_BOUNCE_KB,\"warm_s\":$I63_WARM_S,\"warm_par\":$I63_WARM_PAR,\"log_ms\":$I63_LOG_MS}}" > "$OUT/meta.json"
+echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')"),\"clk_tck\":$(getconf CLK_TCK),\"idle_busy_pct\":$idle,\"poll_queues\":$POLLQ,\"fo_down_s\":$FO_DOWN,\"mem_settle_s\":$MEM_SETTLE,\"idle63\":{\"n\":$I63_N,\"credit_idle_ms\":$I63_IDLE_MS,\"credit_floor\":$I63_FLOOR,\"pool_mb\":$I63_POOL_MB,\"read_bounce_kb\":$I63_BOUNCE_KB,\"warm_s\":$I63_WARM_S,\"warm_par\":$I63_WARM_PAR,\"log_ms\":$I63_LOG_MS}}" > "$OUT/meta.json"
 # Bounded: a peer may have left IO stuck that unmapping or unloading
 # would wait on for ever (the host also kills the VM; see bench.sh).
 defer step 120 bench_cleanup

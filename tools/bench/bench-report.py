@@ -83,7 +83,7 @@ def mean(v):
     return sum(v) / len(v) if v else None
 
 
-def generic_header(w, meta):
+def generic_header(w, meta, vm):
     """How to read the usual figures' blocks."""
     w("Value = mean over the repetitions [min..max]; /nvme, /rnbd, /raw = value divided by")
     w("nvme-rdma's, RNBD's and the raw verbs limit's (latency, gap, memory, CPU: >1 is more;")
@@ -95,8 +95,11 @@ def generic_header(w, meta):
     w("by the IOs fio completed, us; c/nv, c/rn = cpu divided by nvme's, rnbd's.  The idle VM")
     w("(the bench's shell) keeps %s%% of its CPU time busy; that is in every cpu figure."
       % meta.get("idle_busy_pct", "?"))
-    cf = meta.get("srv_credit_floor")
-    if cf:
+    cf = None
+    cff = os.path.join(vm, "srv_credit_floor")
+    if os.path.exists(cff):
+        cf = open(cff).read().strip() or None
+    if cf and cf != "0":
         w("Rift rows: rift-server at its defaults, credit_floor %s (memory credits on: a path"
           % cf)
         w("starts with that many chunks and asks for more); an idle session's memory is read")
@@ -390,7 +393,7 @@ def main():
     # A run of rift-idle63 alone has no table of the usual figures.
     generic = bool(peers) or any(r["peer"] == "raw" for r in recs)
     if generic:
-        generic_header(w, meta)
+        generic_header(w, meta, vm)
     if raw_na:
         w("raw verbs limit n/a: %s" % "; ".join(raw_na))
     for f, (job, title, unit, _) in FIGS.items() if generic else ():
