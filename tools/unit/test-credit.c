@@ -613,28 +613,32 @@ static void test_credit_srv_revoke(void)
  */
 static void test_credit_srv_revoke_busy(void)
 {
-	struct rift_credit_srv s = srv_idle(40);
+	static const struct {
+		u16 granted, floor;
+		u32 busy;
+		u16 keep;
+	} cases[] = {
+		{ 40, 2, 1, 2 },
+		{ 40, 2, 2, 2 },
+		{ 40, 2, 5, 5 },
+		{ 40, 8, 5, 8 },
+		/* All but one in use: still something to take back. */
+		{ 40, 8, 39, 39 },
+		/* Every granted chunk, or more, at the ULP: nothing to take. */
+		{ 40, 8, 40, 0 },
+		{ 40, 8, 0xffffffffU, 0 },
+		/* They ended: down to the floor at the next look. */
+		{ 5, 2, 0, 2 },
+	};
+	unsigned int i;
 
-	s.busy = 1;
-	CHECK_EQ(rift_credit_srv_revoke(&s), 2);
-	s.busy = 2;
-	CHECK_EQ(rift_credit_srv_revoke(&s), 2);
-	s.busy = 5;
-	CHECK_EQ(rift_credit_srv_revoke(&s), 5);
-	s.floor = 8;
-	CHECK_EQ(rift_credit_srv_revoke(&s), 8);
-	/* All but one in use: still something to take back. */
-	s.busy = 39;
-	CHECK_EQ(rift_credit_srv_revoke(&s), 39);
-	/* Every granted chunk, or more, at the ULP: nothing to take. */
-	s.busy = 40;
-	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
-	s.busy = 0xffffffffU;
-	CHECK_EQ(rift_credit_srv_revoke(&s), 0);
-	/* They ended: down to the floor at the next look. */
-	s = srv_idle(5);
-	s.busy = 0;
-	CHECK_EQ(rift_credit_srv_revoke(&s), 2);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct rift_credit_srv s = srv_idle(cases[i].granted);
+
+		s.floor = cases[i].floor;
+		s.busy = cases[i].busy;
+		CHECK_EQ(rift_credit_srv_revoke(&s), cases[i].keep);
+	}
 }
 
 /*
