@@ -50,8 +50,9 @@ riftblk_unexport()
 	echo "$1" > "$RIFTBLK_SRV_KOBJ/remove_export"
 }
 
-# riftblk_nullb NAME MB [DISCARD [BLOCKSIZE [IRQMODE]]]: riftblk_nullb_noexport,
-# exported rw to every host when riftblk-server is loaded.
+# riftblk_nullb NAME MB [DISCARD [BLOCKSIZE [IRQMODE [NSEC]]]]:
+# riftblk_nullb_noexport, exported rw to every host when riftblk-server
+# is loaded.
 riftblk_nullb()
 {
 	riftblk_nullb_noexport "$@" || return 1
@@ -59,10 +60,13 @@ riftblk_nullb()
 	riftblk_export "/dev/$1"
 }
 
-# riftblk_nullb_noexport NAME MB [DISCARD [BLOCKSIZE [IRQMODE]]]: a memory-backed
-# null_blk /dev/NAME of MB MiB, made through configfs so that its name
-# and size are ours.  IRQMODE 2 ends every request from an hrtimer, in
-# hard interrupt context, as virtio_blk and NVMe do (default 1, softirq).
+# riftblk_nullb_noexport NAME MB [DISCARD [BLOCKSIZE [IRQMODE [NSEC]]]]: a
+# memory-backed null_blk /dev/NAME of MB MiB, made through configfs so
+# that its name and size are ours.  IRQMODE 2 ends every request from an
+# hrtimer, in hard interrupt context, as virtio_blk and NVMe do (default
+# 1, softirq); with it NSEC (completion_nsec, default 20000) is how long
+# after its arrival each request ends: seconds make a backend that holds
+# IO (null_blk takes it only before the device is powered on).
 riftblk_nullb_noexport()
 {
 	local d=/sys/kernel/config/nullb/$1
@@ -75,7 +79,7 @@ riftblk_nullb_noexport()
 	defer riftblk_nullb_del "$1"
 	echo "$2" > "$d/size" && echo 1 > "$d/memory_backed" &&
 		echo "${3:-0}" > "$d/discard" && echo "${4:-512}" > "$d/blocksize" &&
-		echo "${5:-1}" > "$d/irqmode" && echo 20000 > "$d/completion_nsec" &&
+		echo "${5:-1}" > "$d/irqmode" && echo "${6:-20000}" > "$d/completion_nsec" &&
 		echo 1 > "$d/power" &&
 		rift_wait_until 5 test -b "/dev/$1"
 }
