@@ -454,8 +454,17 @@ int rift_srv_globals_init(void)
 	 * and the pool work frees them.  Not on rift_srv_hb_wq: its rescuer
 	 * would be held up behind them and so would heartbeats; and nothing
 	 * here must run to make memory free, so no WQ_MEM_RECLAIM.
+	 * Unbound: an answer may sit in direct reclaim or compaction, or
+	 * simply wait for a CPU that softirq work keeps busy, for seconds.
+	 * On a per-CPU pool it would hold up every other work item queued
+	 * on that CPU meanwhile, whatever its workqueue (a client's
+	 * heartbeats on system_long_wq included); unbound workers are not
+	 * concurrency-managed, so the items behind it get workers of their
+	 * own.  Seen on the sanitizer kernel: transport_stress's pools
+	 * reported "workqueue lockup ... stuck for 32s" with an answer in
+	 * flight and heartbeats pending behind it.
 	 */
-	rift_srv_credit_wq = alloc_workqueue("rift_srv_credit", 0, 0);
+	rift_srv_credit_wq = alloc_workqueue("rift_srv_credit", WQ_UNBOUND, 0);
 	if (!rift_srv_credit_wq) {
 		err = -ENOMEM;
 		goto err_destroy_resp_wq;
