@@ -24,7 +24,7 @@ rift_loaded()
 # client, say) from the tree, the kernel's with modprobe.
 rift_insmod()
 {
-	local m=$1 ko=$RIFT_TREE/$1.ko d t
+	local m=$1 ko=$RIFT_TREE/$1.ko d t kv
 	shift
 	[ -f "$ko" ] || { echo "# $ko not built"; return 1; }
 	for d in $(modinfo -F depends "$ko" | tr , ' '); do
@@ -50,7 +50,22 @@ rift_insmod()
 	   [[ " $* " != *" stall_timeout_ms="* ]]; then
 		set -- "$@" stall_timeout_ms=10000
 	fi
-	insmod "$ko" "$@"
+	# A variant of a test (failover_credits_off.sh, say) runs it with
+	# other server parameters: RIFT_SRV_PARAMS goes to every load of
+	# rift-server, a dependency's too, and each value must read back,
+	# or the variant would quietly test the default.
+	if [ "$m" = rift/rift-server ] && [ -n "${RIFT_SRV_PARAMS:-}" ]; then
+		# shellcheck disable=SC2086 # a list of name=value words
+		set -- $RIFT_SRV_PARAMS "$@"
+	fi
+	insmod "$ko" "$@" || return 1
+	[ "$m" = rift/rift-server ] || return 0
+	for kv in ${RIFT_SRV_PARAMS:-}; do
+		t=$(cat "/sys/module/rift_server/parameters/${kv%%=*}" 2>/dev/null)
+		[ "$t" = "${kv#*=}" ] && continue
+		echo "# rift_server ${kv%%=*} is '$t', not ${kv#*=} (RIFT_SRV_PARAMS)"
+		return 1
+	done
 }
 
 # The server refuses hosts it does not know (allow_any_host=0): tests
