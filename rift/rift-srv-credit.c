@@ -208,7 +208,7 @@ static void rift_srv_credit_answer(struct rift_srv_path *path)
 	struct rift_imm imm = { .type = RIFT_IMM_CREDIT };
 	struct ib_send_wr *first = wrs;
 	struct rift_credit c;
-	u16 n, nr_msgs, i, k, got, next = 0;
+	u16 n, full, nr_msgs, i, k, got, next = 0;
 	unsigned long flags;
 	__be32 imm_data;
 	int len, err;
@@ -223,6 +223,13 @@ static void rift_srv_credit_answer(struct rift_srv_path *path)
 	}
 	n = rift_credit_srv_grant_nr(path->queue_depth, path->nr_granted, path->cr_want,
 				     rift_srv_pool_room_chunks(path));
+	/*
+	 * What the same request would get from a budget without limit,
+	 * from the same counts (under the same lock, so that only the
+	 * budget tells the two apart): an answer below it is short.
+	 */
+	full = rift_credit_srv_grant_nr(path->queue_depth, path->nr_granted, path->cr_want,
+					U32_MAX);
 	spin_unlock_irqrestore(&path->cr_lock, flags);
 	got = rift_srv_credit_alloc(path, n, ids, regs);
 
@@ -283,6 +290,15 @@ static void rift_srv_credit_answer(struct rift_srv_path *path)
 		goto out;
 	}
 	this_cpu_add(path->stats->credits, nr_msgs);
+	/*
+	 * Against what was allocated, not n: a failed allocation leaves
+	 * the client as short as a full budget does.  The client cannot
+	 * tell either from a grant that sufficed, and a path kept on few
+	 * chunks can have requests time out waiting for one: this is how
+	 * an administrator sees it.
+	 */
+	if (got < full)
+		this_cpu_inc(path->stats->credit_short);
 	/* Above the floor now: the pool work watches it for idleness. */
 	if (got)
 		rift_srv_pool_grown(path);

@@ -264,6 +264,7 @@ static struct rift_stat_attr rift_srv_stat_counters[] = {
 	RIFT_STAT_ATTR(credit_reqs, struct rift_srv_stats, credit_reqs),
 	RIFT_STAT_ATTR(credits, struct rift_srv_stats, credits),
 	RIFT_STAT_ATTR(credit_rels, struct rift_srv_stats, credit_rels),
+	RIFT_STAT_ATTR(credit_short, struct rift_srv_stats, credit_short),
 	RIFT_STAT_ATTR(revokes, struct rift_srv_stats, revokes),
 	RIFT_STAT_ATTR(reclaimed, struct rift_srv_stats, reclaimed),
 };
@@ -279,6 +280,7 @@ static struct attribute *rift_srv_stats_attrs[] = {
 	&rift_srv_stat_counters[7].attr.attr,
 	&rift_srv_stat_counters[8].attr.attr,
 	&rift_srv_stat_counters[9].attr.attr,
+	&rift_srv_stat_counters[10].attr.attr,
 	NULL,
 };
 

@@ -324,6 +324,10 @@ struct rift_srv_con {
  * @credit_reqs: CREDIT_REQs received (RIFT_FEAT_CREDITS)
  * @credits: CREDIT messages sent (an answer is one to four of them)
  * @credit_rels: CREDIT_RELs received: chunks the client gave back
+ * @credit_short: answers that granted fewer chunks than the CREDIT_REQ
+ *	would have got from an unlimited budget: pool_mb (or max_pinned_mb)
+ *	had no room, a chunk's allocation failed, or ids given back were not
+ *	reclaimed yet.  Otherwise silent: the client just runs on less
  * @revokes: revokes sent (an idle path taken down to its floor)
  * @reclaimed: chunks given back whose key was invalidated and whose
  *	memory went back to the budget
@@ -338,6 +342,7 @@ struct rift_srv_stats {
 	u64			credit_reqs;
 	u64			credits;
 	u64			credit_rels;
+	u64			credit_short;
 	u64			revokes;
 	u64			reclaimed;
 };

@@ -17,10 +17,12 @@
 # 3 (the server's pool): with credit_idle_ms 300 an idle path's grant is
 # revoked down to the floor on both sides, its chunks reclaimed, and it
 # holds at most 1 MiB on the server (held_bytes); it grows again under
-# IO; with pool_mb 1 the grant stays within the budget and IO still
-# completes.  The hostile sides are hostile_peer.sh (credit_* cases,
-# credit_revoke, credit_pool_enospc, the old client refused with ENOSPC,
-# and credit_srv_off among them) and hostile_server.sh (cr_* cases).
+# IO; with pool_mb 1 the grant stays within the budget, IO still
+# completes, and the server counts the answers the budget cut short
+# (stats/credit_short).  The hostile sides are hostile_peer.sh
+# (credit_* cases, credit_revoke, credit_pool_enospc, the old client
+# refused with ENOSPC and the short answer counted, and credit_srv_off
+# among them) and hostile_server.sh (cr_* cases).
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
@@ -164,18 +166,25 @@ ktap_check "after the revoke the path grows again and its data verifies" \
 	eval "rift_test_io $S write 0 4096 36 256 16 && rift_test_io $S verify 0 4096 36 256 16 &&
 	      [ -z \"\$(rift_test_errnos $S)\" ]"
 # pool_mb 1: the budget holds 7 chunks of the default size; answers grant
-# no more than fits, requests wait for chunks given back.
+# no more than fits, requests wait for chunks given back.  Sixteen deep,
+# the path asks for more than 7 (twice its grant, or what is in use and
+# waiting) until the run ends: at least one answer is cut short by the
+# budget, and the server counts it (credit_short, of the same path
+# instance since the reconnect above: counted from what it was before).
 pool_bound()
 {
-	local g
+	local g s
 
 	rift_test_io $S write 0 4096 37 256 16 && rift_test_io $S verify 0 4096 37 256 16 || return 1
 	g=$(val "$(sp_ granted)")
-	ktap_info "pool_mb 1: granted $g, pinned $(cat /sys/kernel/rift_server/pinned_bytes)"
+	s=$(val "$(sp_ stats/credit_short)")
+	ktap_info "pool_mb 1: granted $g, pinned $(cat /sys/kernel/rift_server/pinned_bytes), credit_short $s (before: $short0)"
 	[ "$g" -ge 2 ] && [ $((g * $(val "$RIFT_SRV_SYSFS/$S/chunk_size"))) -le 1048576 ] &&
-	[ "$(cat /sys/kernel/rift_server/pinned_bytes)" -le 1048576 ]
+	[ "$(cat /sys/kernel/rift_server/pinned_bytes)" -le 1048576 ] &&
+	[ "$s" -gt "$short0" ]
 }
-ktap_check "pool_mb 1: IO completes, the grant stays within the budget" \
+short0=$(val "$(sp_ stats/credit_short)")
+ktap_check "pool_mb 1: IO completes, the grant stays within the budget, short answers counted" \
 	eval "rift_nap 1 && echo 1 > $POOL && pool_bound"
 echo 0 > $POOL
 

@@ -31,7 +31,8 @@
 #    (100 ms windows) for the ramp, and its server-side grant sampled
 #    every 25 ms for the first 5 s; recorded with the busy path's
 #    CREDIT_REQ / CREDIT / CREDIT_REL / revoke / reclaim counts over the
-#    job, and the credit messages of the idle paths meanwhile.
+#    job, its answers the budget cut short (credit_short), and the
+#    credit messages of the idle paths meanwhile.
 #
 # Why riftblk rather than rift-test sessions: the figures are fio's (a
 # time-based QD32 run, IOPS, p99 completion latency, the per-interval
@@ -209,7 +210,8 @@ i63_idle_up()
 	nap=$((2 * I63_IDLE_MS))
 	rift_nap "$((nap / 1000)).$(printf '%03d' $((nap % 1000)))"
 	# One line per idle path: held pinned granted warm-granted
-	# credit_reqs credits credit_rels revokes reclaimed client-bounce.
+	# credit_reqs credits credit_rels revokes reclaimed client-bounce
+	# credit_short (last: the columns before it kept their numbers).
 	tab=$OUT/idle63/idle-r$rep.txt
 	: > "$tab"
 	for ((i = 0; i < ${#I63_IDLE_SESS[@]}; i++)); do
@@ -225,6 +227,7 @@ i63_idle_up()
 		done
 		cp=("$RIFT_CLT_SYSFS/$s"/paths/*/)
 		n+=("$(i63_num "${cp[0]}bounce_bytes")")
+		n+=("$(i63_num "$p/stats/credit_short")")
 		echo "$s ${n[*]}" >> "$tab"
 	done
 	read -r -a m1 <<<"$(i63_mem)"
@@ -239,14 +242,14 @@ i63_idle_up()
 		  if ($4 > floor) above++
 		  w += $5; if ($5 > wm) wm = $5; if ($5 > floor) grew++
 		  cr += $6; c += $7; rl += $8; rv += $9; rc += $10
-		  if ($11 > bm) bm = $11 }
+		  if ($11 > bm) bm = $11; sh += $12 }
 		END { printf "n_idle=%d held_max_b=%d held_mean_b=%.0f n_over_1mib=%d " \
 			"pinned_max_b=%d pinned_mean_b=%.0f granted_max=%d granted_mean=%.2f " \
 			"n_above_floor=%d warm_granted_max=%d warm_granted_mean=%.2f n_grew=%d " \
 			"credit_reqs=%d credits=%d credit_rels=%d revokes=%d reclaimed=%d " \
-			"clt_bounce_max_b=%d",
+			"clt_bounce_max_b=%d credit_short=%d",
 			n, hm, h / n, over, pm, p / n, gm, g / n, above, wm, w / n, grew,
-			cr, c, rl, rv, rc, bm }' "$tab")"
+			cr, c, rl, rv, rc, bm, sh }' "$tab")"
 	i=${#I63_IDLE_SESS[@]}
 	fields+=("busy_warm_granted=${warm[0]:-0}" "srv_pinned_kib=${m1[3]}"
 		 "used_kib_per_sess=$(((m1[0] - m0[0]) / i))"
@@ -337,7 +340,7 @@ i63_busy()
 	tmp=/tmp/$I63-$name-r$rep
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
-	st=(credit_reqs credits credit_rels revokes reclaimed)
+	st=(credit_reqs credits credit_rels revokes reclaimed credit_short)
 	s0=()
 	for k in "${st[@]}"; do
 		s0+=("$(i63_num "$p/stats/$k")")
@@ -361,7 +364,7 @@ i63_busy()
 	cp "$tmp/busy_iops.1.log" "$OUT/fio/$I63-$name-r$rep.iops.log" 2>/dev/null
 	cp "$tmp/grant.log" "$OUT/fio/$I63-$name-r$rep.grant.log" 2>/dev/null
 	rm -rf "$tmp"
-	fio_outcome "$I63" "$rep" "$name" "$rc" "$f" "done (${fields[*]:0:9})" || return 124
+	fio_outcome "$I63" "$rep" "$name" "$rc" "$f" "done (${fields[*]:0:10})" || return 124
 }
 
 # i63_na REP REASON DONE...: the records of the repetition not among

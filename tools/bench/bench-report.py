@@ -112,7 +112,9 @@ def generic_header(w, meta, vm):
 IDLE63 = "rift-idle63"
 IDLE63_JOBS = ("randread", "randwrite")
 IDLE63_ARMS = ("with", "alone")
-IDLE63_COUNTS = ("credit_reqs", "credits", "credit_rels", "revokes", "reclaimed")
+# The busy path's counters over a job, the first four and the last shown.
+IDLE63_COUNTS = ("credit_reqs", "credits", "credit_rels", "revokes", "reclaimed",
+                 "credit_short")
 
 
 def idle63_ramp(vm, name, rep, log_ms):
@@ -183,11 +185,12 @@ def idle63_report(vm, recs, meta, w):
     w("Idle paths, read on the server 2 x credit_idle_ms after the warm-up (one row per")
     w("repetition; KiB; held = held_bytes, what the 1 MiB target counts; pinned = chunks;")
     w("granted now / after its warm-up; msgs = CREDIT_REQ/CREDIT/CREDIT_REL summed over the")
-    w("idle paths' lives; pool = rift-server pinned_bytes now / highest after a warm-up group;")
+    w("idle paths' lives; short = their answers the budget cut short (credit_short), summed;")
+    w("pool = rift-server pinned_bytes now / highest after a warm-up group;")
     w("VM = used (not free nor cache) / Slab / VmallocUsed growth per idle session):")
-    w("  %3s %3s %17s %10s %17s %15s %15s %8s %8s %17s %15s %20s"
+    w("  %3s %3s %17s %10s %17s %15s %15s %8s %8s %17s %6s %15s %20s"
       % ("rep", "n", "held max/mean", ">1MiB", "pinned max/mean", "granted mx/mean",
-         "warm mx/mean", "revokes", "reclaim", "msgs req/cr/rel", "pool now/peak",
+         "warm mx/mean", "revokes", "reclaim", "msgs req/cr/rel", "short", "pool now/peak",
          "VM used/slab/vmalloc"))
     for r in sorted((r for r in rr if r["job"] == "idle-mem"), key=lambda r: r["rep"]):
         if r["status"] != "ok":
@@ -195,7 +198,7 @@ def idle63_report(vm, recs, meta, w):
             res["na"].setdefault("idle-mem", []).append(r["status"])
             continue
         res["idle"].append(r)
-        w("  %3d %3d %17s %10s %17s %15s %15s %8d %8d %17s %15s %20s" % (
+        w("  %3d %3d %17s %10s %17s %15s %15s %8d %8d %17s %6d %15s %20s" % (
             r["rep"], r["n_idle"],
             "%.0f/%.0f" % (r["held_max_b"] / 1024, r["held_mean_b"] / 1024),
             "%d of %d" % (r["n_over_1mib"], r["n_idle"]),
@@ -204,6 +207,7 @@ def idle63_report(vm, recs, meta, w):
             "%d/%.1f" % (r["warm_granted_max"], r["warm_granted_mean"]),
             r["revokes"], r["reclaimed"],
             "%d/%d/%d" % (r["credit_reqs"], r["credits"], r["credit_rels"]),
+            r.get("credit_short", 0),
             "%d/%d" % (r["srv_pinned_kib"], r["warm_pool_max_kib"]),
             "%d/%d/%d" % (r["used_kib_per_sess"], r["slab_kib_per_sess"],
                           r["vmalloc_kib_per_sess"])))
@@ -224,11 +228,11 @@ def idle63_report(vm, recs, meta, w):
     w("to the end of the first window at 90 % of the job's second-half median IOPS (resolution")
     w("%d ms); grant = the busy path's server-side grant: at the start -> its peak, and ms to the"
       % log_ms)
-    w("peak (sampled every 25 ms for the first 5 s after fio is started); req/cr/rel/rv = the")
-    w("busy path's CREDIT_REQ/CREDIT/CREDIT_REL/revokes over the job; idle = credit messages")
-    w("of all idle paths during the job.")
-    w("  %-9s %-5s %28s %26s %14s %13s %11s %20s %6s" %
-      ("job", "arm", "IOPS", "p99 us", "ramp ms", "grant", "to peak ms", "req/cr/rel/rv",
+    w("peak (sampled every 25 ms for the first 5 s after fio is started); req/cr/rel/rv/sh =")
+    w("the busy path's CREDIT_REQ/CREDIT/CREDIT_REL/revokes/answers the budget cut short")
+    w("(credit_short) over the job; idle = credit messages of all idle paths during the job.")
+    w("  %-9s %-5s %28s %26s %14s %13s %11s %24s %6s" %
+      ("job", "arm", "IOPS", "p99 us", "ramp ms", "grant", "to peak ms", "req/cr/rel/rv/sh",
        "idle"))
     for job in IDLE63_JOBS:
         figs = {}
@@ -272,11 +276,11 @@ def idle63_report(vm, recs, meta, w):
                 w("  %-9s %-5s n/a: %s" % (job, arm, "; ".join(sorted(why)) or "not run"))
                 continue
             figs[arm] = (mean(iops), mean(p99))
-            c = [mean([x[i] for x in cnt]) for i in range(4)]
-            w("  %-9s %-5s %28s %26s %14s %13s %11s %20s %6s" % (
+            c = [mean([x[i] for x in cnt]) for i in (0, 1, 2, 3, 5)]
+            w("  %-9s %-5s %28s %26s %14s %13s %11s %24s %6s" % (
                 job, arm, span(iops), span(p99), fmt(mean(ramp), "%.0f"),
                 "%.0f->%s" % (mean(g0), fmt(mean(gpk), "%.0f")) if gpk else "-",
-                fmt(mean(gms), "%.0f"), "%.1f/%.1f/%.1f/%.1f" % tuple(c),
+                fmt(mean(gms), "%.0f"), "%.1f/%.1f/%.1f/%.1f/%.1f" % tuple(c),
                 fmt(mean(idle), "%.1f")))
             if why:
                 w("  %-9s %-5s %d of the repetitions n/a: %s"

@@ -887,8 +887,15 @@ bool case_credit_grow(const struct peer_case *tc)
 	     test_read(&p, p.con[0], last, CREDIT_OFF, sizeof(data), 1, &err, &out) &&
 	     expect_errno(err, 0, "read through it") &&
 	     EXPECT(!memcmp(out, data, sizeof(data)), "read back differs");
-	/* Asking for what is held gets an empty answer. */
+	/*
+	 * Asking for what is held gets an empty answer.  Neither answer
+	 * was short: the budget (pool_mb 0, so max_pinned_mb) has room
+	 * for the whole queue depth, and an empty answer to a request
+	 * that is already met cuts nothing.
+	 */
 	ok = ok && credit_take_answer(&p, p.info.queue_depth, &granted) &&
+	     EXPECT(srv_path_stat(&p, "credit_short") == 0, "credit_short is %lld with room",
+		    srv_path_stat(&p, "credit_short")) &&
 	     send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, last, 0));
 	if (ok) {
 		long long t0 = now_ms();
@@ -1301,8 +1308,11 @@ static long long read_ll(const char *file)
 /*
  * An old client (no CREDITS) reserves its whole queue depth from the
  * budget at admission and is refused with ENOSPC when it does not fit;
- * a client with credits needs only its floor and is admitted.  pool_mb 1
- * holds 2 chunks of the default size, not PEER_QD of them; run only when
+ * a client with credits needs only its floor and is admitted.  Asking
+ * then for its whole queue depth, it is granted what the budget still
+ * holds and no more, and the server counts that answer as short
+ * (stats/credit_short), the client being told nothing.  pool_mb 1 holds
+ * 7 chunks of the default size, not PEER_QD (8) of them; run only when
  * nothing else is pinned, so that the budget is this case's alone.
  */
 bool case_credit_pool_enospc(const struct peer_case *tc)
@@ -1310,6 +1320,7 @@ bool case_credit_pool_enospc(const struct peer_case *tc)
 	long long pinned = read_ll("/sys/kernel/rift_server/pinned_bytes");
 	unsigned long long floor0 = get_param("rift_server", "credit_floor", 2);
 	unsigned long long pool0 = get_param("rift_server", "pool_mb", 0);
+	u16 granted = CREDIT_FLOOR, fit;
 	struct path p;
 	u8 buf[512];
 	int len;
@@ -1337,10 +1348,28 @@ bool case_credit_pool_enospc(const struct peer_case *tc)
 	     expect_info_refusal(&p, buf, len, ENOSPC);
 	set_param("rift_server", "credit_floor", floor0);
 	path_down(&p);
-	/* The same budget admits a client with credits: its floor fits. */
+	/*
+	 * The same budget admits a client with credits: its floor fits.
+	 * Its request for the queue depth gets what fits: one answer, up
+	 * to 12 chunks, would grant all of it from a budget with room.
+	 */
 	if (ok) {
 		ok = credit_path_up_idle(&p, CREDIT_FLOOR, RIFT_FEAT_CREDITS,
 					 CREDIT_IDLE_NEVER_MS);
+		fit = ok ? (1U << 20) / p.info.chunk_size : 0;
+		ok = ok && EXPECT(fit >= CREDIT_FLOOR && fit < p.info.queue_depth &&
+				  p.info.queue_depth - CREDIT_FLOOR <=
+				  RIFT_CREDIT_MAX_MSGS * RIFT_CREDIT_MAX_GRANTS,
+				  "no short answer: pool_mb 1 holds %u of %u bytes, depth %u",
+				  fit, p.info.chunk_size, p.info.queue_depth) &&
+		     EXPECT(srv_path_stat(&p, "credit_short") == 0,
+			    "credit_short is %lld before any request",
+			    srv_path_stat(&p, "credit_short")) &&
+		     credit_take_answer(&p, p.info.queue_depth, &granted) &&
+		     EXPECT(granted == fit, "%u granted, the budget holds %u", granted, fit) &&
+		     EXPECT(credit_stat_wait(&p, "credit_short", 1) == 1,
+			    "credit_short is %lld after an answer the budget cut short",
+			    srv_path_stat(&p, "credit_short"));
 		path_down(&p);
 	}
 	set_param("rift_server", "pool_mb", pool0);
