@@ -106,7 +106,7 @@ pages_check()
 				print rec > out
 				if (first == "") first = where
 			}
-			rec = ""; rift = 0; cache = 0; where = ""
+			rec = ""; rift = 0; cache = 0; where = ""; prevmod = ""
 		}
 		/^Page allocated via order/ {
 			flush()
@@ -127,9 +127,23 @@ pages_check()
 		# deregistered) frees, kept in a per-CPU cache afterwards
 		# (rcu_min_cached_objs) and reused by every later caller.
 		/kvfree_call_rcu/ { cache = 1 }
+		# An address without a symbol is code that is gone: a module
+		# since unloaded (Rift'"'"'s are, at every test'"'"'s end) or a
+		# module'"'"'s init text, freed once its init returned.  The
+		# latter is not Rift'"'"'s when the frame it called is another
+		# module'"'"'s: seen, loop_init (modprobe loop) calling
+		# loop_add [loop], whose tag set stays while loop is loaded.
+		/^ *0xffffffff[a-f][0-9a-f]+$/ && prevmod != "" && prevmod !~ /^(rift|riftblk)/ {
+			prevmod = ""; next
+		}
 		/\[(rift|riftblk)[a-z_]*\]$/ || /^ *0xffffffff[a-f][0-9a-f]+$/ {
 			rift = 1
 			if (where == "") { where = $0; sub(/^ */, "", where) }
+		}
+		{
+			prevmod = ""
+			if (match($0, /\[[a-z0-9_]+\]$/))
+				prevmod = substr($0, RSTART + 1, RLENGTH - 2)
 		}
 		END {
 			flush()
