@@ -127,6 +127,10 @@ pages_check()
 		# deregistered) frees, kept in a per-CPU cache afterwards
 		# (rcu_min_cached_objs) and reused by every later caller.
 		/kvfree_call_rcu/ { cache = 1 }
+		# The stack depot: where KASAN, kmemleak and page_owner keep
+		# each allocation'"'"'s stack trace, pages it never frees (seen
+		# under a mempool_alloc of riftblk'"'"'s, in its CQ handler).
+		/stack_depot_save/ { cache = 1 }
 		# An address without a symbol is code that is gone: a module
 		# since unloaded (Rift'"'"'s are, at every test'"'"'s end) or a
 		# module'"'"'s init text, freed once its init returned.  The
