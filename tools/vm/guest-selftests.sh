@@ -111,7 +111,11 @@ pages_check()
 		/^Page allocated via order/ {
 			flush()
 			order = $5 + 0
-			ts = $0; sub(/.*, ts /, "", ts); sub(/ ns.*/, "", ts)
+			# A number: what sub() leaves is a string, and a string
+			# compares with t0 by its characters ("411..." after
+			# "1313..."), which judged an old allocation new and
+			# would miss a new one with more digits than t0.
+			ts = $0; sub(/.*, ts /, "", ts); sub(/ ns.*/, "", ts); ts += 0
 			rec = $0; next
 		}
 		rec == "" { next }
