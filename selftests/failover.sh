@@ -164,7 +164,7 @@ tc qdisc add dev riftb0 root netem delay ${DELAY_MS}ms
 sleep 1
 f0=$(rift_clt_stat $S $RIFT_P0 failovers)
 rc1=$(rift_clt_stat $S $RIFT_P1 reconnects)
-held=$(cat $CS/paths/$RIFT_P0/stats/inflight)
+held=$(rift_clt_stat $S $RIFT_P0 inflight)
 t0=$(rift_now_ms)
 rift_klog_mark "failover: link 0 down under IO"
 ip link set dev riftb0 down
