@@ -35,7 +35,7 @@ S=fo
 HB=$(rift_scaled 200)
 MISSED=3
 ktap_header
-ktap_plan 39
+ktap_plan 40
 
 CS=$RIFT_CLT_SYSFS/$S
 T=/sys/kernel/tracing
@@ -50,17 +50,18 @@ all_connected()
 }
 
 # run_bg N DEPTH SEED: a random run in the background; its pid in $bg.
-# A run of 1000 requests or more is sized to outlast the events it
-# carries IO through; on a scaled kernel it is divided by the scale: the
-# sanitizer kernel moved fewer than 12 requests a second (a 3000-request
-# run had not ended after 240 s, check-debug session 20) against CI's
-# slowest 170, so a third still lasts longer there than the whole run
-# here, and the test fits its scaled timeout.
+# A fixed count of 1000 requests or more is sized to outlast the events
+# it carries IO through; on a scaled kernel it is divided by the scale:
+# the sanitizer kernel moved fewer than 12 requests a second (a
+# 3000-request run had not ended after 240 s, check-debug session 20)
+# against CI's slowest 170, so a third still lasts longer there than the
+# whole run here, and the test fits its scaled timeout.  A count from
+# sized below is the guest's own pace already and is not divided again.
 run_bg()
 {
 	local n=$1 depth=$2
 
-	[ "$n" -lt 1000 ] || n=$((n / ${RIFT_TIMEOUT_SCALE:-1}))
+	[ "${4:-}" = sized ] || [ "$n" -lt 1000 ] || n=$((n / ${RIFT_TIMEOUT_SCALE:-1}))
 	# Depth 8 at most there too: at 16 the verifying run left that guest's
 	# shell 60 s late and the port event's work 32 s late (session 21).
 	[ "${RIFT_TIMEOUT_SCALE:-1}" = 1 ] || [ "$depth" -le 8 ] || depth=8
@@ -79,6 +80,14 @@ run_done()
 	ktap_info "$2: run rc $rc '$(cat "$RIFT_OUT/failover.io")', errors $(rift_test_stat $S errors) ($(rift_test_errnos $S)), failed_over $(cat $CS/failed_over)"
 	[ $rc = 0 ] && [ "$(rift_test_stat $S errors)" = "$run_e0" ] &&
 		[ "$(rift_test_bad_completions)" = 0 ]
+}
+
+# sized SECONDS MIN: a count for run_bg (with its 4th argument "sized")
+# that lasts SECONDS at the pace measured below, MIN (divided by the
+# scale, as fixed counts are) at least.
+sized()
+{
+	rift_run_size "$PACE" "$1" $(($2 / ${RIFT_TIMEOUT_SCALE:-1}))
 }
 
 reqs()
@@ -107,6 +116,19 @@ ktap_check "tunables set: hb $HB ms x $MISSED, reconnect 200..1000 ms, io_timeou
 	eval "echo $HB > $CS/hb_interval_ms && echo $MISSED > $CS/hb_missed_max &&
 	      echo 200 > $CS/reconnect_delay_ms && echo 1000 > $CS/reconnect_delay_max_ms &&
 	      echo $IOT > $CS/io_timeout_ms"
+
+# The guest's pace, for the runs that must outlast timed events.
+# 1000 requests (200 on the sanitizer kernel, which moves a few dozen a
+# second): over a second of IO here.
+# At depth 16 as the runs below (8 there, as run_bg does).
+n=1000 d=16
+[ "${RIFT_TIMEOUT_SCALE:-1}" = 1 ] || { n=200; d=8; }
+a0=$(reqs $RIFT_P0)
+b0=$(reqs $RIFT_P1)
+ktap_check "verified random IO (the guest's pace)" \
+	eval "rift_test_io $S random 0 $n $d 10 && [ \$(rift_test_stat $S errors) = 0 ]"
+PACE=$(rift_test_pace $S)
+ktap_info "pace: $PACE requests/s ($(cat $RIFT_TEST_DBG/$S/last): ops bytes usecs errors reads writes); path 0 $(($(reqs $RIFT_P0) - a0)) requests, path 1 $(($(reqs $RIFT_P1) - b0))"
 
 # 1a. The port event alone.  A second session over link 0 with no
 # traffic at all (both ends' heartbeats a minute apart, no IO): a send
@@ -144,9 +166,12 @@ rift_wait_until $(rift_scaled 30) all_connected
 # (either beats the other by milliseconds); with heartbeats slowed down
 # to 5 s x 3 here, they could not be what notices.
 echo 5000 > $CS/hb_interval_ms
-# 4000 requests: at CI's slowest pace (170/s, session 17) they last over
-# 20 s; the points below need IO until 3 s after the link went down.
-run_bg 4000 16 11
+# The points below need IO until 3 s after the link went down, some 7 s
+# after the run starts: it is sized for 12 s at the pace measured above
+# over both paths (and then goes on over one), 4000 at least.  A fixed
+# 4000 took 5.5 to 6 s in CI (session 24), a margin a guest 1.8 times
+# faster would have used up.
+run_bg "$(sized 12 4000)" 16 11 sized
 sleep 2
 # Requests must be in flight on path 0 when its link goes down, or the
 # failover point below has nothing to count.  Left to chance they are
@@ -158,8 +183,15 @@ sleep 2
 # link going down empties the qdisc, so what was posted in the last
 # DELAY_MS never reaches the server and must be failed over.  The delay
 # is far below the QPs' ack timeout (ack_timeout 20: about 4 s) and the
-# stall timeout (1 s), so it makes no retransmission and no stall.
+# stall timeout, so it makes no retransmission and no stall: the stall
+# timeout is raised to 5 s for it.  At 1 s (the default) a connection of
+# path 0 holding large writes, its answers and the stall probe queued
+# behind their data on a link that carries 128 packets per round trip,
+# heard nothing for 1024 ms and failed its path 386 ms before the link
+# went down (session 25): the path was slow, not wedged.
 DELAY_MS=300
+ST=$(cat $CS/stall_timeout_ms)
+[ "$ST" -ge 5000 ] || echo 5000 > $CS/stall_timeout_ms
 tc qdisc add dev riftb0 root netem delay ${DELAY_MS}ms
 sleep 1
 f0=$(rift_clt_stat $S $RIFT_P0 failovers)
@@ -192,6 +224,7 @@ r1=$(reqs $RIFT_P1)
 sleep 3
 ktap_check "IO goes on over path 1" eval "[ $(reqs $RIFT_P1) -gt $r1 ]"
 tc qdisc del dev riftb0 root
+echo "$ST" > $CS/stall_timeout_ms
 rift_link_up riftb0
 ktap_check "link 0 up: path 0 reconnects" rift_wait_until $(rift_scaled 30) all_connected
 ktap_check "the run completes, zero errors, all reads verified" run_done 240 "link down"
@@ -199,8 +232,9 @@ ktap_info "path 0: $held requests in flight just before its link went down (nete
 ktap_check "requests in flight on path 0 failed over" \
 	eval "[ $held -gt 0 ] && [ $(rift_clt_stat $S $RIFT_P0 failovers) -gt $f0 ]"
 
-# 2. Silent link: netem drops everything, no QP error ever comes.
-run_bg 6000 16 12
+# 2. Silent link: netem drops everything, no QP error ever comes.  The
+# run must outlast the detection, 3 s after it starts: 10 s at the pace.
+run_bg "$(sized 10 6000)" 16 12 sized
 sleep 3
 # The detection time is taken from kernel timestamps: the netem qdisc's
 # creation (qdisc_create; else a trace marker written once tc returns,
@@ -259,16 +293,31 @@ tc qdisc del dev riftb1 root
 ktap_check "loss removed: path 1 reconnects" rift_wait_until $(rift_scaled 30) all_connected
 ktap_check "the run completes, zero errors" run_done 240 "silent link"
 
-# 3a. Both links down, one back within io_timeout_ms.
-run_bg 3000 16 13
-sleep 3
+# 3a. Both links down, one back within io_timeout_ms.  Requests must be
+# in flight when the last path dies, or none waits: left to chance (the
+# links going down 3 s into a fixed-count run) a guest a third faster
+# than CI's would have ended the run first (session 24's review).  The
+# run is sized from the pace, and a netem hold on both links (as in 1)
+# keeps what was posted in the last DELAY_MS in the qdiscs, which the
+# links going down empty: those requests must wait for a path.
+run_bg "$(sized 12 3000)" 16 13 sized
+sleep 2
+[ "$ST" -ge 5000 ] || echo 5000 > $CS/stall_timeout_ms
+tc qdisc add dev riftb0 root netem delay ${DELAY_MS}ms
+tc qdisc add dev riftb1 root netem delay ${DELAY_MS}ms
+sleep 1
+held=$(($(rift_clt_stat $S $RIFT_P0 inflight) + $(rift_clt_stat $S $RIFT_P1 inflight)))
 ip link set dev riftb0 down
 ip link set dev riftb1 down
 ktap_check "both links down: no path connected" \
 	rift_wait_until $(rift_scaled 10) eval "[ \$(cat $CS/connected_paths) = 0 ]"
-sleep 2
-ktap_info "waiting requests: $(cat $CS/pending)"
-ktap_check "requests wait for a path" eval "[ \$(cat $CS/pending) -gt 0 ]"
+rift_wait_until $(rift_scaled 10) eval "[ \$(cat $CS/pending) -gt 0 ]"
+ktap_info "$held requests in flight just before the links went down (netem delay $DELAY_MS ms); waiting requests: $(cat $CS/pending)"
+ktap_check "requests in flight when the last path died wait for a path" \
+	eval "[ $held -gt 0 ] && [ \$(cat $CS/pending) -gt 0 ] && kill -0 $bg 2>/dev/null"
+tc qdisc del dev riftb0 root
+tc qdisc del dev riftb1 root
+echo "$ST" > $CS/stall_timeout_ms
 rift_link_up riftb0
 ktap_check "link 0 back within io_timeout_ms: path 0 reconnects" \
 	rift_wait_until $(rift_scaled 15) eval "[ \"\$(rift_path_state $S $RIFT_P0)\" = connected ]"
@@ -300,12 +349,12 @@ echo $IOT > $CS/io_timeout_ms
 ktap_check "links back: both paths connected" rift_wait_until $(rift_scaled 30) all_connected
 
 # 5. mp_policy under IO.  The run must outlast the four windows of 1 s
-# (with the shell's reads, about 6 s): alone on the host this VM moves
-# over 600 requests/s (4000 ended inside the third of four 2 s windows
-# once), under load 100; 170-260/s in CI (session 17), where 12000
-# requests kept the test waiting a minute after the windows.
+# (with the shell's reads, about 6 s): it is sized for 12 s at the pace
+# measured above, 4000 at least.  CI's pace has gone from 170-260
+# requests/s (session 17) to 700 (session 24): a fixed 4000 once ended
+# inside the third window, a fixed 12000 kept the test waiting a minute.
 ok=1
-run_bg 4000 16 15
+run_bg "$(sized 12 4000)" 16 15 sized
 for pol in min-inflight min-latency round-robin min-inflight; do
 	a0=$(reqs $RIFT_P0)
 	b0=$(reqs $RIFT_P1)
@@ -363,15 +412,18 @@ ktap_check "min-latency: now path 1 takes at least 90 % of the requests" share $
 tc qdisc del dev riftb0 root
 echo min-inflight > $CS/mp_policy
 
-# add_path and remove_path while IO runs.
-run_bg 3000 16 16
+# add_path and remove_path while IO runs: 8 s of it at the pace, so
+# that it still runs when the path is removed (2 s) and added (4 s).
+run_bg "$(sized 8 3000)" 16 16 sized
 sleep 2
 f0=$(cat $CS/failed_over)
 ktap_check "remove_path of path 1 under IO" \
-	eval "echo 1 > $CS/paths/$RIFT_P1/remove_path && [ ! -e $CS/paths/$RIFT_P1 ]"
+	eval "kill -0 $bg 2>/dev/null &&
+	      echo 1 > $CS/paths/$RIFT_P1/remove_path && [ ! -e $CS/paths/$RIFT_P1 ]"
 sleep 2
 ktap_check "add_path of path 1 under IO: it connects" \
-	eval "echo 198.18.1.2@198.18.1.1 > $CS/add_path && rift_wait_until $(rift_scaled 20) all_connected"
+	eval "kill -0 $bg 2>/dev/null &&
+	      echo 198.18.1.2@198.18.1.1 > $CS/add_path && rift_wait_until $(rift_scaled 20) all_connected"
 ktap_check "the run completes, zero errors" run_done 240 "remove/add path"
 ktap_info "requests moved off the removed path: $(($(cat $CS/failed_over) - f0))"
 

@@ -75,6 +75,33 @@ rift_test_close()
 	echo "$1" > "$RIFT_TEST_DBG/close"
 }
 
+# rift_test_pace SESS: requests per second of SESS's last finished run
+# ("last": ops bytes usecs ...), 0 if none.
+rift_test_pace()
+{
+	local n='' us=''
+
+	{ read -r n _ us _ < "$RIFT_TEST_DBG/$1/last"; } 2>/dev/null
+	case "$n$us" in
+	*[!0-9]* | '') echo 0 ;;
+	*) echo $((n * 1000000 / (us + 1))) ;;
+	esac
+}
+
+# rift_run_size PACE SECONDS MIN: a request count that lasts about
+# SECONDS at PACE (rift_test_pace), MIN at least.  A fixed count sized
+# for one guest's pace ends too soon on a faster one, and a run that
+# must outlast events set by timers (reconnect delays, heartbeats) then
+# leaves them without IO: the pace of CI's guest has varied three to
+# four times over the sessions (session 24's review of the suite).
+rift_run_size()
+{
+	local c=$(($1 * $2))
+
+	[ $c -ge "$3" ] || c=$3
+	echo $c
+}
+
 # rift_test_stat SESS KEY: a value of SESS's stats file (0 if absent).
 rift_test_stat()
 {
