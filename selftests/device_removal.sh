@@ -175,12 +175,27 @@ floor_wait()
 	rift_wait_until "$(rift_scaled 15)" rift_srv_at_floor $S ||
 		ktap_info "server paths still above their floor: $(rift_srv_grants $S)"
 }
+# The memory a path holds, by the accounts of its own: what the server
+# pins for its chunks (at the floor after the loop as before it) and the
+# MRs it registers (rdma_res).  MemAvailable is printed, not judged: it
+# moved by -5.9 to +25.0 MiB over the loop in sessions 22 to 24 (memory it
+# does not count as available, which no drop of caches gives back: rxe
+# devices re-created, per-CPU lists, the guest's tmpfs), while a path's
+# pages leaked per cycle would be about 2 MiB, under any bound that noise
+# allows.  Page leaks are judged where pages can be told apart: the
+# sanitizer kernel's page_owner check after each test (make check-debug).
+PB=/sys/kernel/rift_server/pinned_bytes
+mem_info()
+{
+	awk '/^(MemAvailable|MemFree|Shmem|SUnreclaim|VmallocUsed|Percpu|PageTables):/ { printf "%s%s %s", n++ ? ", " : "", $1, $2 } END { print " kB" }' /proc/meminfo
+}
 floor_wait
 sleep 2
-slab0=$(rift_slab_owned "$OUT/slab.before")
+slab0=$(rift_slab_owned_min "$OUT/slab.before")
 res0=$(rdma_res)
-mem0=$(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)
-ktap_info "before the loop: Rift slab objects $slab0, $res0, MemAvailable $mem0 kB"
+pb0=$(cat $PB)
+mem0=$(mem_info)
+ktap_info "before the loop: Rift slab objects $slab0, $res0, server pinned_bytes $pb0; $mem0"
 done_cycles=0 bad_cycles=0 fio_bad=0 runs=0 max_ms=0
 while [ $done_cycles -lt $LOOPS ] && [ $bad_cycles -eq 0 ]; do
 	runs=$((runs + 1))
@@ -209,18 +224,19 @@ ktap_check "fio verify through all of them: zero errors in $runs runs" test $fio
 rift_wait_until 30 riftblk_all_connected $S
 floor_wait
 sleep 2
-slab1=$(rift_slab_owned "$OUT/slab.after")
+slab1=$(rift_slab_owned_min "$OUT/slab.after")
 res1=$(rdma_res)
-mem1=$(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)
-ktap_info "after the loop: Rift slab objects $slab1, $res1, MemAvailable $mem1 kB"
+pb1=$(cat $PB)
+mem1=$(mem_info)
+ktap_info "after the loop: Rift slab objects $slab1, $res1, server pinned_bytes $pb1; $mem1"
 diff "$OUT/slab.before" "$OUT/slab.after" | grep '^[<>]' | head -n 10 | while read -r l; do ktap_info "slab: $l"; done
 # A leak per cycle would show $LOOPS times over; what is left may be
 # objects of a path's current instance allocated in another cache size.
 ktap_check "Rift's slab objects: no growth over the loop" test $((slab1 - slab0)) -lt $((LOOPS / 2))
 ktap_check "no more PDs, QPs or MRs than before the loop" \
 	eval "[ \"\$(echo '$res1' | cut -d' ' -f1-6)\" = \"\$(echo '$res0' | cut -d' ' -f1-6)\" ]"
-ktap_check "MemAvailable did not drop by 32 MiB or more (a leak of a path's pages per cycle would)" \
-	test $((mem0 - mem1)) -lt 32768
+ktap_check "the server pins what it pinned before the loop ($pb0 bytes), its paths at their floor" \
+	rift_wait_until "$(rift_scaled 10)" eval "[ \"\$(cat $PB)\" = '$pb0' ]"
 
 # aborted_ok ERRFILE WHAT: whether the open WHAT failed for the device's
 # removal rather than for connect_timeout_ms, in ABORT_OK (1 or 0).  The
