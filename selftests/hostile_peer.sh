@@ -16,10 +16,10 @@
 # server's exact answer (reject reason, INFO_RSP status, IO errno, HB_ACK
 # sequence, or the server closing the connection in time) and becomes one
 # test point here.  Then session_churn connects CHURN sessions that are
-# refused and closed, one after the other: the kernel log may grow by a
-# bounded number of lines only (the server's lines for such cycles are
-# rate-limited: refusals and session lifecycle lines have a budget each,
-# at most ~11 lines per 5 s each).  Afterwards the server must still be intact: a normal
+# refused and closed, one after the other: the server may log a bounded
+# number of lines only (its lines for such cycles are rate-limited:
+# refusals and session lifecycle lines have a budget each, at most ~11
+# lines per 5 s each).  Afterwards the server must still be intact: a normal
 # session through the test ULP works, none of the peer's sessions is left
 # in sysfs, and the modules unload.
 cd "$(dirname "$0")" && . ./lib.sh
@@ -90,21 +90,45 @@ log_lines()
 {
 	timeout 2 cat /dev/kmsg 2>/dev/null | grep -E '^[0-9]+,' | tail -n 1 | cut -d, -f2
 }
+# srv_lines SEQ: "LINES SECONDS" of the server's records after SEQ (its
+# own and the ratelimit's "N callbacks suppressed" notes of its
+# functions), SECONDS from the first to the last of them on the kernel's
+# clock, rounded up.  Two budgets of 10 lines and a "suppressed" note
+# per 5 s window, over at most SECONDS / 5 + 1 windows each: 2 x 11 x
+# (SECONDS / 5 + 2) leaves one spare window each.  The bound counted
+# every source's lines over the shell's whole seconds before, plus 10 for
+# the others: on the sanitizer kernel the server's own 175 lines used all
+# but 33 of it (session 22), with nothing left for a line of rxe's.
+srv_lines()
+{
+	timeout 2 cat /dev/kmsg 2>/dev/null | awk -F';' -v s="$1" '
+		{ split($1, h, ",") }
+		h[2] <= s { next }
+		$2 ~ /^rift_server: / || $2 ~ /^rift_srv[a-z_]*: [0-9]+ callbacks suppressed/ {
+			n++
+			if (f == "") f = h[3]
+			l = h[3]
+		}
+		END { printf "%d %d\n", n, n ? int((l - f + 999999) / 1000000) : 0 }'
+}
 before=$(log_lines)
 start=$SECONDS
 timeout -k 5 150 "$peer" -s 198.18.0.2 -d 198.18.0.1 -C $CHURN session_churn > "$out" 2>&1
 rc=$?
 rift_wait_until 30 no_peer_session
 took=$((SECONDS - start))
-grown=$(($(log_lines) - before))
-bound=$((2 * 11 * (took / 5 + 2) + 10))
+read -r grown span < <(srv_lines "$before")
+bound=$((2 * 11 * (span / 5 + 2)))
 # The peer's own "ok 1 session_churn" is a diagnostic here: the point
 # is the one below (a second top-level point would break the plan).
 grep -v -E '^(KTAP version|1\.\.)' "$out" | sed -E 's/^((not )?ok )/# peer: \1/'
-ktap_info "session_churn: $CHURN cycles in $took s, kernel log grew by $grown lines (bound $bound)"
+ktap_info "session_churn: $CHURN cycles in $took s, the server logged $grown lines over $span s (bound $bound), the kernel log grew by $(($(log_lines) - before))"
 ktap_check "peer: session_churn" test "$rc" -eq 0
-ktap_check "kernel log grew by at most $bound lines over $CHURN churn cycles" \
-	test "$grown" -le "$bound"
+# Some lines at least: the refusals always log (22 and more in every run
+# recorded), so none counted means the count is broken, not the server
+# quiet.
+ktap_check "the server logged at most $bound lines over $CHURN churn cycles" \
+	eval "[ $grown -gt 0 ] && [ $grown -le $bound ]"
 
 ktap_check "a normal session opens" \
 	sh -c "echo 'sessname=$S path=198.18.0.2@198.18.0.1' > $RIFT_TEST_DBG/open"
