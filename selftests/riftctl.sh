@@ -111,17 +111,22 @@ fi
 # --- client: map and look ---
 # The kernel's uevents, read straight from its netlink socket (the VM
 # runs no udevd): each event as its KEY=VALUE lines.
+rm -f "$OUT/uevents"
 python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)  # NETLINK_KOBJECT_UEVENT
 s.bind((0, 1))
 out = open(sys.argv[1], "w", buffering=1)
+out.write("READY\n\n")
 while True:
     out.write(s.recv(65536).replace(b"\0", b"\n").decode(errors="replace") + "\n")
 ' "$OUT/uevents" &
 mon=$!
 defer kill $mon
-sleep 1
+# Bound before the map: a fixed second was a guess at how long python
+# takes to start, which a slower guest could outlast.
+rift_wait_until "$(rift_scaled 10)" grep -qs '^READY$' "$OUT/uevents" ||
+	ktap_info "the uevent monitor did not start"
 dev=$("$RC" map $S /dev/$NB --path 198.18.0.2@198.18.0.1 --path 198.18.1.2@198.18.1.1 2> "$OUT/err")
 ktap_check "map prints the new device: $dev" rift_wait_until 5 test -b "$dev"
 [ -b "$dev" ] || ktap_info "map: $(cat "$OUT/err")"
@@ -136,7 +141,7 @@ ktap_check "a change event carries RIFTBLK_ID, RIFTBLK_SESSION, RIFTBLK_PATH" ev
 	grep -qx "RIFTBLK_SESSION=$S" "$OUT/uevents" &&
 	grep -qx "RIFTBLK_PATH=/dev/$NB" "$OUT/uevents"'
 grep -qx "RIFTBLK_ID=$id" "$OUT/uevents" ||
-	ktap_info "uevents: $(grep -c . "$OUT/uevents") lines, $(grep -c '^ACTION=change' "$OUT/uevents") change events: $(grep RIFTBLK "$OUT/uevents" | tr "\n" " ")$(head -n 2 "$OUT/uevents" | tr "\n" " ")"
+	ktap_info "uevents: $(grep -c . "$OUT/uevents") lines, $(grep -c '^ACTION=change' "$OUT/uevents") change events: $(grep RIFTBLK "$OUT/uevents" | tr "\n" " ")$(sed -n '3,4p' "$OUT/uevents" | tr "\n" " ")"
 # udev reads rules from /run too; the tree's rule, as installed.
 mkdir -p /run/udev/rules.d
 cp "$RIFT_TREE/tools/riftctl/udev/60-riftblk.rules" /run/udev/rules.d/

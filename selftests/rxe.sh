@@ -31,7 +31,12 @@ for ((i = 0; i < LINKS; i++)); do
 	before=$(rx_bytes "$a")
 	timeout 30 rping -s -a "198.18.$i.1" -C 3 > "/tmp/rping-s$i.log" 2>&1 &
 	spid=$!
-	sleep 1
+	# The client connects once the server listens: rdma_cm lists its
+	# cm_id as LISTEN then.  (A fixed second was a guess at how long the
+	# server takes to start.)
+	rift_wait_until "$(rift_scaled 10)" eval "rdma res show cm_id 2>/dev/null |
+		grep -q 'LISTEN.*comm rping.*src-addr 198.18.$i.1:'" ||
+		ktap_info "no listening rping cm_id: $(rdma res show cm_id 2>&1 | head -n 3)"
 	ok=0
 	timeout 30 rping -c -a "198.18.$i.1" -I "198.18.$i.2" -C 3 -v \
 		> "/tmp/rping-c$i.log" 2>&1 && ok=1
