@@ -195,8 +195,16 @@ vm_ended()
 	key=$(sed -n 's/.*rift-selftest: end \([^ ]*\) rc=.*/\1/p' "$log" | tail -n 1)
 	[ -n "$key" ] || key=$(sed -n 's/.*rift-selftest: begin \([^ ]*\).*/\1/p' "$log" | head -n 1)
 	[ -n "$key" ] || return 0
-	bad=$(awk '/rift-selftest: begin /{ t = 1 } !t { print } /rift-selftest: end /{ t = 0 }' \
-		"$log" | "$RIFT_TOP/tools/vm/dmesg-check.sh")
+	# From "end" to "checked" the guest still judged the test's log (its
+	# post-test scans); lines after an "end" with no "checked" (the VM
+	# died during the scans) are nobody's and judged here.
+	bad=$(awk '
+		/rift-selftest: begin / { if (pend) printf "%s", buf; pend = 0; t = 1 }
+		/rift-selftest: end / { t = 0; pend = 1; buf = ""; next }
+		pend && /rift-selftest: checked / { pend = 0; next }
+		pend { buf = buf $0 "\n"; next }
+		!t { print }
+		END { if (pend) printf "%s", buf }' "$log" | "$RIFT_TOP/tools/vm/dmesg-check.sh")
 	[ -z "$bad" ] ||
 		fail_key "$key" "kernel log of VM $name outside any test (console-$name.log) reports a problem:" \
 			"$(printf '%s\n' "$bad" | head -n 5)"
