@@ -8,8 +8,13 @@
 # init_on_free, and what the selftests load: rxe, null_blk, nvme-rdma,
 # nvmet-rdma, rnbd, veth, netem, 9p, virtio).
 #
+# Patches in tools/debug-kernel/patches/ (-p1 on the source) fix defects
+# of the kernel itself that its sanitizers report under Rift's tests (each
+# says what it fixes, and the evidence); the stock kernel keeps them.
+#
 # The result is cached in $RIFT_CACHE/debug-kernel/<source version>-<hash
-# of the fragment>/ and never rebuilt while present.  It is installed as
+# of the fragment>/ and never rebuilt while present, but for what a patch
+# added, changed or removed since touches (make rebuilds only that).  It is installed as
 # /lib/modules/<release>/ (release 6.1.N-riftdebug), with build and source
 # symlinks to the built tree, so `make KVER=<release>` builds Rift against
 # it, and with the image at /lib/modules/<release>/vmlinuz.  Nothing goes
@@ -26,6 +31,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 RIFT_CACHE=${RIFT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rift}
 frag=$top/tools/debug-kernel/rift-debug.config
+pdir=$top/tools/debug-kernel/patches
 tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -n 1 || true)
 
 die()
@@ -40,12 +46,30 @@ srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
 key=$srcver-$(sha1sum < "$frag" | cut -c1-12)
 dir=$RIFT_CACHE/debug-kernel/$key
 tree=$dir/linux-source-6.1
+# The patches the tree has applied: copies, by name.
+applied=$dir/applied
+
+# patches_sum DIR: one checksum over DIR's patches, names and contents.
+patches_sum()
+{
+	local f
+	for f in "$1"/*.patch; do
+		[ -f "$f" ] || continue
+		echo "$(basename "$f") $(sha1sum < "$f")"
+	done | sha1sum
+}
+
+# patched: the tree has applied exactly the patches of $pdir.
+patched()
+{
+	[ "$(patches_sum "$pdir")" = "$(patches_sum "$applied")" ]
+}
 
 installed()
 {
 	local kv
 	kv=$(cat "$dir/release" 2>/dev/null) || return 1
-	[ -f "$dir/done" ] && [ -f "/lib/modules/$kv/vmlinuz" ] &&
+	[ -f "$dir/done" ] && patched && [ -f "/lib/modules/$kv/vmlinuz" ] &&
 		[ "$(readlink -f "/lib/modules/$kv/build")" = "$(readlink -f "$tree")" ] &&
 		[ -f "/lib/modules/$kv/modules.dep" ]
 }
@@ -78,7 +102,7 @@ case "${1:-}" in
 *) die "usage: debug-kernel.sh [--kver|--dir]" ;;
 esac
 
-if [ -f "$dir/done" ]; then
+if [ -f "$dir/done" ] && patched; then
 	installed || install_kernel
 	echo "debug-kernel: $(cat "$dir/release") cached in $dir ($(cat "$dir/times"))"
 	exit 0
@@ -149,6 +173,28 @@ if [ ! -f "$dir/configured" ]; then
 	t_config=$((SECONDS - t1))
 fi
 
+# Phase 2b: the patches.  One applied before but changed or gone since is
+# reverted with the copy kept when it was applied; then each not applied
+# is.  A change means the tree must be built and installed again.
+t_patch=$SECONDS
+mkdir -p "$applied"
+for f in "$applied"/*.patch; do
+	[ -f "$f" ] || continue
+	cmp -s "$f" "$pdir/$(basename "$f")" && continue
+	phase "reverting $(basename "$f")"
+	patch -s -R -p1 -d "$tree" < "$f" || die "cannot revert $(basename "$f")"
+	rm -f "$f" "$dir/done"
+done
+for f in "$pdir"/*.patch; do
+	[ -f "$f" ] || continue
+	[ -f "$applied/$(basename "$f")" ] && continue
+	phase "applying $(basename "$f")"
+	patch -s -p1 -d "$tree" < "$f" || die "cannot apply $(basename "$f")"
+	cp "$f" "$applied/"
+	rm -f "$dir/done"
+done
+t_patch=$((SECONDS - t_patch))
+
 # Phase 3: the build, nice'd.
 t2=$SECONDS
 phase "building with $(nproc) jobs under nice -n 19 (log: $dir/build.log)"
@@ -174,7 +220,18 @@ fmt()
 {
 	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
 }
-echo "unpack $(fmt $t_unpack), config $(fmt $t_config), build $(fmt $t_build), install $(fmt $t_install), total $(fmt $((SECONDS - t0)))" > "$dir/times"
+# The times of the build from scratch stay; a rebuild after a patch says
+# its own beside them.
+line="unpack $(fmt $t_unpack), config $(fmt $t_config), patch $(fmt $t_patch), build $(fmt $t_build), install $(fmt $t_install), total $(fmt $((SECONDS - t0)))"
+if [ "$t_unpack" -gt 0 ] || [ ! -f "$dir/times" ]; then
+	echo "$line" > "$dir/times"
+else
+	echo "$line" > "$dir/times.rebuild"
+fi
 touch "$dir/done"
-echo "debug-kernel: built $kv in $(fmt $((SECONDS - t0))): $(cat "$dir/times")"
+if [ -f "$dir/times.rebuild" ] && [ "$t_unpack" -eq 0 ]; then
+	echo "debug-kernel: rebuilt $kv after its patches changed: $(cat "$dir/times.rebuild") (from scratch: $(cat "$dir/times"))"
+else
+	echo "debug-kernel: built $kv in $(fmt $((SECONDS - t0))): $(cat "$dir/times")"
+fi
 echo "debug-kernel: boot it with RIFT_KERNEL=debug (make check-debug, make selftest)"
