@@ -141,12 +141,15 @@ client()
 	ktap_check "client: verified random IO over server 1" \
 		eval "rift_test_io $S random 0 300 8 1 && [ \$(rift_test_stat $S errors) = $e0 ]"
 
-	# Enough writes to go on for some 15 s at the link's pace, within the
-	# store; they are stuck while no server listens in any case.
+	# Enough writes to go on for some 15 s at the link's pace (times the
+	# scale), within the store; they are stuck while no server listens in
+	# any case.  The 15 s are the host's: from the run's start to the kill
+	# the sanitizer kernel took 15.7 s, and a run of 15 s at its pace had
+	# ended first (session 25), so there they are 45.
 	rift_test_io $S write 0 $LEN 2 400 $DEPTH
 	read -r n _ us _ < "$RIFT_TEST_DBG/$S/last"
 	rate=$((n * 1000000 / (us + 1)))
-	n=$((rate * 15))
+	n=$((rate * 15 * ${RIFT_TIMEOUT_SCALE:-1}))
 	[ $n -ge 2000 ] || n=2000
 	[ $n -le $((STORE_MB * 1048576 / LEN)) ] || n=$((STORE_MB * 1048576 / LEN))
 	ktap_info "client: $rate writes/s of $LEN bytes; a run of $n writes, $DEPTH in flight"
