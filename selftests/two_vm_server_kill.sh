@@ -147,10 +147,8 @@ client()
 	# the sanitizer kernel took 15.7 s, and a run of 15 s at its pace had
 	# ended first (session 25), so there they are 45.
 	rift_test_io $S write 0 $LEN 2 400 $DEPTH
-	read -r n _ us _ < "$RIFT_TEST_DBG/$S/last"
-	rate=$((n * 1000000 / (us + 1)))
-	n=$((rate * 15 * ${RIFT_TIMEOUT_SCALE:-1}))
-	[ $n -ge 2000 ] || n=2000
+	rate=$(rift_test_pace $S)
+	n=$(rift_run_size "$rate" $((15 * ${RIFT_TIMEOUT_SCALE:-1})) 2000)
 	[ $n -le $((STORE_MB * 1048576 / LEN)) ] || n=$((STORE_MB * 1048576 / LEN))
 	ktap_info "client: $rate writes/s of $LEN bytes; a run of $n writes, $DEPTH in flight"
 
