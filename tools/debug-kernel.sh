@@ -49,20 +49,10 @@ tree=$dir/linux-source-6.1
 # The patches the tree has applied: copies, by name.
 applied=$dir/applied
 
-# patches_sum DIR: one checksum over DIR's patches, names and contents.
-patches_sum()
-{
-	local f
-	for f in "$1"/*.patch; do
-		[ -f "$f" ] || continue
-		echo "$(basename "$f") $(sha1sum < "$f")"
-	done | sha1sum
-}
-
 # patched: the tree has applied exactly the patches of $pdir.
 patched()
 {
-	[ "$(patches_sum "$pdir")" = "$(patches_sum "$applied")" ]
+	diff -r -q "$pdir" "$applied" >/dev/null 2>&1
 }
 
 installed()
