@@ -168,6 +168,7 @@ static void rift_srv_path_free_work(struct work_struct *work)
 	kfree(path->sgs);
 	kfree(path->mrs);
 	kfree(path->rkey_msgs);
+	kvfree(path->usr_copies);
 	rift_srv_credit_free(path);
 	kfree(path);
 	put_device(&sess->dev);

@@ -22,7 +22,7 @@ void rift_srv_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	if (wc->status != IB_WC_SUCCESS)
 		rift_srv_path_fail(rift_srv_wc_con(wc)->path,
-				   "chunk registration failed: %s",
+				   "chunk key update failed: %s",
 				   ib_wc_status_msg(wc->status));
 }
 
@@ -507,12 +507,21 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	path->cancel_gen = feat & RIFT_FEAT_CANCEL_GEN;
 	path->rsp_gen = feat & RIFT_FEAT_RSP_GEN;
 	if (path->always_inv) {
+		u32 i;
+
 		path->rkey_msgs = kcalloc(path->queue_depth, sizeof(*path->rkey_msgs),
 					  GFP_KERNEL);
-		if (!path->rkey_msgs) {
-			rift_srv_path_refuse(path, ENOMEM, "cannot allocate rkey messages");
+		/* With credits each chunk brings its own (rift_srv_pool_chunk_get()). */
+		if (!credits)
+			path->usr_copies = kvcalloc(path->queue_depth, RIFT_USR_LEN_MAX,
+						    GFP_KERNEL);
+		if (!path->rkey_msgs || (!credits && !path->usr_copies)) {
+			rift_srv_path_refuse(path, ENOMEM,
+					     "cannot allocate always-invalidate state");
 			return 0;
 		}
+		for (i = 0; i < path->queue_depth && !credits; i++)
+			path->ops[i].usr_copy = path->usr_copies + i * RIFT_USR_LEN_MAX;
 	}
 	/* Accepted only with a credit_floor: see rift_srv_credit_setup(). */
 	nr_table = rift_srv_credit_setup(path, credits, floor);

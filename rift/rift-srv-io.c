@@ -295,8 +295,9 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 {
 	struct rift_srv_path *path = op->path;
 	struct rift_srv_con *con = op->con;
-	struct ib_send_wr wr = {}, *first = &wr, *head = &wr;
+	struct ib_send_wr wr = {}, *first = &wr, *head = &wr, *post;
 	const struct ib_send_wr *bad_wr = NULL;
+	struct ib_send_wr inv = {};
 	struct ib_reg_wr reg = {};
 	struct ib_sge sge;
 	struct rift_imm imm = {
@@ -304,7 +305,8 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 		.chunk	= op->chunk,
 		.gen	= op->rsp_gen,
 	};
-	u32 sync_len = op->sync_len;
+	u32 sync_len = op->sync_len, nr_wr;
+	bool inv_first = false;
 	u16 chunk = op->chunk;
 	int ret;
 
@@ -312,10 +314,20 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 		struct ib_mr *mr = path->mrs[op->chunk];
 
 		/*
-		 * The MR was invalidated when the request landed; register it
-		 * again under a new key and tell the client in the response,
-		 * so only the chunk's current owner can ever write into it.
+		 * A write's MR was invalidated when the request landed; a
+		 * read's is invalidated here, first thing in the post, so no
+		 * write under its key lands once the answer's data leaves.
+		 * Then register it again under a new key and tell the client
+		 * in the response, so only the chunk's current owner can ever
+		 * write into it.  Unsignalled: the post's last WR retires it,
+		 * and a failure flushes it to @reg_cqe.
 		 */
+		if (op->inv_at_rsp) {
+			inv_first = true;
+			inv.opcode = IB_WR_LOCAL_INV;
+			inv.wr_cqe = &path->reg_cqe;
+			inv.ex.invalidate_rkey = mr->rkey;
+		}
 		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 		reg.wr.opcode = IB_WR_REG_MR;
 		reg.wr.wr_cqe = &path->reg_cqe;
@@ -367,9 +379,15 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 	if (path->credits && wr.wr_cqe)
 		atomic_inc(&op->tx_out);
 	if (!wr.wr_cqe) {
+		nr_wr = 1 + (head != &wr) + inv_first;
 		wr.wr_cqe = &con->tx_cqe;
-		if (rift_con_signal_n(&con->c, head == &wr ? 1 : 2))
+		if (rift_con_signal_n(&con->c, nr_wr))
 			wr.send_flags = IB_SEND_SIGNALED;
+	}
+	post = first;
+	if (inv_first) {
+		inv.next = first;
+		post = &inv;
 	}
 	if (path->always_inv)
 		wr.send_flags |= IB_SEND_INLINE;
@@ -386,7 +404,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 
 	local_bh_disable();
 	set_bit(RIFT_SRV_OP_POSTING, &op->flags);
-	ret = ib_post_send(con->c.cm_id->qp, first, &bad_wr);
+	ret = ib_post_send(con->c.cm_id->qp, post, &bad_wr);
 	/*
 	 * POSTING stays set: cleared here first, a request arriving before
 	 * BUSY goes would find BUSY alone.  The next taker clears it.
@@ -422,7 +440,7 @@ static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
 			struct rift_srv_rd *rd = container_of(wr.wr_cqe, struct rift_srv_rd,
 							      cqe);
 
-			if (bad_wr == first)
+			if (bad_wr == post || bad_wr == first)
 				rift_srv_rd_free(rd);
 			else
 				llist_add(&rd->park, &con->rd_parked);
@@ -605,10 +623,37 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	op->dir = req.dir == RIFT_IO_READ ? RIFT_READ : RIFT_WRITE;
 	op->data_off = req.data_off;
 	op->data_len = req.data_len;
-	op->usr_off = req.usr_off;
 	op->usr_len = req.usr_len;
 	op->nr_segs = req.nr_segs;
 	op->sync_len = req.desc_off + req.desc_len;
+	/*
+	 * always-invalidate: a write's key dies before its ULP reads the data
+	 * (rift_srv_op_invalidate()), which must not change under it.  A
+	 * read's key lives until its answer, whose post invalidates it first
+	 * (rift_srv_send_rsp()): the ULP only writes a read's data, so all
+	 * the client can change meanwhile is its own read's result, and the
+	 * read goes to the ULP without waiting for a signalled LOCAL_INV.
+	 * What the server reads from the chunk must not change all the
+	 * same: the descriptor is decoded into @segs already, and the ULP
+	 * header is copied out (usr_len is at most RIFT_USR_LEN_MAX, see
+	 * rift_proto_io_layout()).
+	 *
+	 * The old key then dies on the device only once the answer's post
+	 * runs there, after BUSY went.  A hostile client that sends its next
+	 * request on the chunk before it has the answer can have that one
+	 * taken meanwhile; if it is a write, its LOCAL_INV of the new key
+	 * (another connection) may run before the answer's REG_MR of it.
+	 * A device that follows the IB spec refuses to invalidate under a
+	 * key the MR does not carry (rxe: "wr key ... doesn't match mr
+	 * key"): the invalidate fails and so does the path, as it should.
+	 */
+	op->inv_at_rsp = path->always_inv && op->dir == RIFT_READ;
+	if (op->inv_at_rsp) {
+		memcpy(op->usr_copy, chunk + req.usr_off, req.usr_len);
+		op->usr = op->usr_copy;
+	} else {
+		op->usr = chunk + req.usr_off;
+	}
 	/* Released by rift_srv_resp(), see rift-srv.h. */
 	kobject_get(&path->base.kobj);
 	percpu_ref_get(&sess->ops_ref);
@@ -639,7 +684,7 @@ static void rift_srv_op_deliver(struct rift_srv_op *op)
 
 	ret = sess->ctx->ops->rdma_ev(READ_ONCE(sess->priv), op, op->dir,
 				      chunk + op->data_off, op->data_len,
-				      chunk + op->usr_off, op->usr_len);
+				      op->usr, op->usr_len);
 	/*
 	 * On 0 the op may already be answered and reused: leave it alone.
 	 * A negative return is the answer, unless the ULP answered already
@@ -669,9 +714,11 @@ static void rift_srv_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * always-invalidate: the chunk's key dies before the ULP sees the data,
- * so a client that kept it (stale or hostile) can no longer write while
- * the ULP works on the chunk; rift_srv_send_rsp() registers a new one.
+ * always-invalidate, writes: the chunk's key dies before the ULP sees the
+ * data, so a client that kept it (stale or hostile) can no longer write
+ * while the ULP works on the chunk; rift_srv_send_rsp() registers a new
+ * one.  Reads are invalidated by their answer instead, see
+ * rift_srv_op_start().
  */
 static void rift_srv_op_invalidate(struct rift_srv_op *op)
 {
@@ -810,7 +857,7 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 			rift_srv_resp(op, -ECONNRESET);
 		return;
 	}
-	if (op && path->always_inv)
+	if (op && path->always_inv && !op->inv_at_rsp)
 		rift_srv_op_invalidate(op);
 	else if (op)
 		rift_srv_op_deliver(op);

@@ -195,7 +195,9 @@ int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr
 	if (!rift_srv_pinned_reserve(size))
 		return -EDQUOT;
 	buf = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
-	segs = kzalloc(RIFT_SRV_POOL_SEGS_BYTES, GFP_KERNEL);
+	/* always-invalidate: the chunk's read header copy comes with it. */
+	segs = kzalloc(RIFT_SRV_POOL_SEGS_BYTES +
+		       (path->always_inv ? RIFT_USR_LEN_MAX : 0), GFP_KERNEL);
 	if (!buf || !segs)
 		goto err_free;
 	err = rift_srv_chunk_reg(path, id, buf, wr);
@@ -203,6 +205,8 @@ int rift_srv_pool_chunk_get(struct rift_srv_path *path, u16 id, struct ib_reg_wr
 		goto err_free;
 	path->chunks[id] = buf;
 	path->ops[id].segs = segs;
+	if (path->always_inv)
+		path->ops[id].usr_copy = (u8 *)segs + RIFT_SRV_POOL_SEGS_BYTES;
 	set_bit(id, path->cr_present);
 	WRITE_ONCE(path->nr_present, path->nr_present + 1);
 	atomic64_add(size, &sess->pinned);
@@ -225,6 +229,7 @@ static void rift_srv_pool_chunk_free(struct rift_srv_path *path, u16 id)
 	path->chunks[id] = NULL;
 	kfree(path->ops[id].segs);
 	path->ops[id].segs = NULL;
+	path->ops[id].usr_copy = NULL;
 	clear_bit(id, path->cr_present);
 	WRITE_ONCE(path->nr_present, path->nr_present - 1);
 	atomic64_sub(sess->chunk_size, &sess->pinned);
@@ -637,10 +642,11 @@ u64 rift_srv_path_pinned_bytes(struct rift_srv_path *path)
  * @path: any path; sysfs
  *
  * What the design's "idle session pins at most 1 MiB" counts: chunk
- * memory, segment arrays, the per-id bookkeeping (ops, scatterlists, MR
- * and chunk pointers, rkey messages) and the receive buffers of every
- * connection.  Not the QP and CQ rings, which the device driver sizes.
- * Read without locks: a snapshot.
+ * memory, segment arrays (with a read header copy each under
+ * always-invalidate), the per-id bookkeeping (ops, scatterlists, MR and
+ * chunk pointers, rkey messages; header copies without credits) and the
+ * receive buffers of every connection.  Not the QP and CQ rings, which the
+ * device driver sizes.  Read without locks: a snapshot.
  *
  * Return: bytes.
  */
@@ -651,7 +657,8 @@ u64 rift_srv_path_held_bytes(struct rift_srv_path *path)
 
 	chunks = rift_srv_path_nr_chunks(path);
 	if (READ_ONCE(path->cr_present))
-		segs = chunks * RIFT_SRV_POOL_SEGS_BYTES;
+		segs = chunks * (RIFT_SRV_POOL_SEGS_BYTES +
+				 (path->always_inv ? RIFT_USR_LEN_MAX : 0));
 	else
 		segs = READ_ONCE(path->segs) ? qd * RIFT_SRV_POOL_SEGS_BYTES : 0;
 	b = rift_srv_path_pinned_bytes(path) + segs;
@@ -660,6 +667,8 @@ u64 rift_srv_path_held_bytes(struct rift_srv_path *path)
 			   sizeof(struct ib_mr *) + sizeof(void *));
 	if (READ_ONCE(path->rkey_msgs))
 		b += qd * sizeof(struct rift_wire_rkey_msg);
+	if (READ_ONCE(path->usr_copies))
+		b += qd * RIFT_USR_LEN_MAX;	/* without credits */
 	for (i = 0; i < path->con_cnt; i++)
 		b += (u64)READ_ONCE(path->cons[i].c.nr_rx) *
 		     (RIFT_MSG_BUF_SIZE + sizeof(struct rift_iu));

@@ -174,14 +174,20 @@ struct rift_srv_ctx {
  * @dir: direction
  * @data_off: payload offset in the chunk
  * @data_len: payload length
- * @usr_off: ULP header offset in the chunk
  * @usr_len: ULP header length
  * @nr_segs: entries in @segs
  * @rsp_gen: what the answer echoes in its arg bits 15..12: the low bits of
  *	the request's generation with RIFT_FEAT_RSP_GEN, 0 without
  * @sync_len: bytes at the start of the chunk the CPU took ownership of
+ * @usr: the ULP header rdma_ev is given: in the chunk, or @usr_copy
+ * @usr_copy: always-invalidate: a read's ULP header, copied out of the
+ *	chunk before the ULP sees it (the chunk's key is still valid then,
+ *	see rift_srv_op_start()); RIFT_USR_LEN_MAX bytes of @path's
+ *	@usr_copies, or with credits of the chunk's segment allocation
+ * @inv_at_rsp: always-invalidate: the chunk's key was not invalidated on
+ *	arrival (a read), so the answer's post invalidates it first
  * @inv_cqe: completion of the chunk MR's local invalidation
- *	(always-invalidate), after which the request goes to the ULP
+ *	(always-invalidate, writes), after which the request goes to the ULP
  * @tx_out: memory credits: answers posted whose WRs read the chunk (a
  *	read's RDMA WRITEs, each with a DMA mapping of its own) or name
  *	its MR (an always-invalidate REG_MR), and whose signalled send has
@@ -208,11 +214,13 @@ struct rift_srv_op {
 	enum rift_dir		dir;
 	u32			data_off;
 	u32			data_len;
-	u32			usr_off;
 	u16			usr_len;
 	u16			nr_segs;
 	u8			rsp_gen;
 	u32			sync_len;
+	const void		*usr;
+	u8			*usr_copy;
+	bool			inv_at_rsp;
 	struct ib_cqe		inv_cqe;
 	atomic_t		tx_out;
 	struct ib_cqe		rsp_cqe;
@@ -391,9 +399,12 @@ struct rift_srv_stats {
  * @rsp_gen: RSP_GEN was accepted: requests carry a generation and every
  *	answer echoes its low bits
  * @rkey_msgs: per-chunk RSP_RKEY payloads (always-invalidate)
+ * @usr_copies: per-chunk copies of a read's ULP header (always-invalidate
+ *	without credits), RIFT_USR_LEN_MAX bytes each
  * @nr_mrs: chunks 0 .. @nr_mrs - 1 registered (rift_srv_chunk_reg()) by a
  *	path without @credits; 0 with them, whose chunks come and go one by one
- * @reg_cqe: completion of the REG_MR WRs (seen only on failure)
+ * @reg_cqe: completion of the REG_MR WRs, and of the LOCAL_INV that starts
+ *	an always-invalidate read's answer (seen only on failure)
  * @info_tx: INFO_RSP buffer
  * @cons: connections
  * @io_ref: see the top of this file
@@ -475,6 +486,7 @@ struct rift_srv_path {
 	bool				cancel_gen;
 	bool				rsp_gen;
 	struct rift_wire_rkey_msg	*rkey_msgs;
+	u8				*usr_copies;
 	struct ib_cqe			reg_cqe;
 	struct rift_iu			*info_tx;
 	struct rift_srv_con		*cons;

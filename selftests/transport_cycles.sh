@@ -90,7 +90,7 @@ t0=$(rift_now_ms)
 bad=$(cycles $CYCLES 2000)
 ms=$(($(rift_now_ms) - t0))
 ktap_info "$CYCLES cycles in $ms ms ($((ms / CYCLES)) ms each), $bad failed"
-ktap_info "rxe wedged a QP $(dmesg | grep -c 'rxe_reg_fast_mr.*not free') times; the requests failed over"
+ktap_info "rxe wedged a QP $(dmesg | grep -c -E 'rxe_reg_fast_mr.*not free|rxe_invalidate_mr: wr key') times; the requests failed over"
 ktap_check "$CYCLES cycles of open, verified IO, close" test "$bad" = 0
 ktap_check "no request completed twice or out of turn" \
 	test "$(rift_test_bad_completions)" = 0

@@ -109,7 +109,7 @@ for p in $RIFT_P0 $RIFT_P1; do
 	rc=$((rc + $(rift_clt_stat $S $p reconnects)))
 	moved=$((moved + $(rift_clt_stat $S $p failovers)))
 done
-ktap_info "moved off failed paths: $moved requests; posted by failover: $fo (failover errors $(cat $RIFT_CLT_SYSFS/$S/failover_errors), still waiting $(cat $RIFT_CLT_SYSFS/$S/pending)); reconnects: $rc; $(dmesg | grep -c 'rxe_reg_fast_mr.*not free') wedged QPs"
+ktap_info "moved off failed paths: $moved requests; posted by failover: $fo (failover errors $(cat $RIFT_CLT_SYSFS/$S/failover_errors), still waiting $(cat $RIFT_CLT_SYSFS/$S/pending)); reconnects: $rc; $(dmesg | grep -c -E 'rxe_reg_fast_mr.*not free|rxe_invalidate_mr: wr key') wedged QPs"
 ktap_check "each request posted once, plus once per move off a failed path (client per-path counters: $tot)" \
 	test $tot = $((2 * N + moved)) -a $moved -le $fo
 if [ $rc = 0 ]; then

@@ -40,6 +40,8 @@ static struct {
 	struct delayed_work	work;
 	struct rift_srv_op	*op;
 	void			*data;
+	const void		*usr;
+	struct rift_test_hdr	hdr;
 	size_t			len;
 	u64			off;
 	enum rift_dir		dir;
@@ -76,6 +78,8 @@ static int rift_test_rdma_ev(void *priv, struct rift_srv_op *op,
 		rift_test_late.busy = true;
 		rift_test_late.op = op;
 		rift_test_late.data = data;
+		rift_test_late.usr = usr;
+		rift_test_late.hdr = hdr;
 		rift_test_late.len = datalen;
 		rift_test_late.off = off;
 		rift_test_late.dir = dir;
@@ -97,11 +101,22 @@ static int rift_test_rdma_ev(void *priv, struct rift_srv_op *op,
 static void rift_test_late_work(struct work_struct *work)
 {
 	struct rift_srv_op *op;
+	int err = 0;
 	u32 ms;
 
 	/* Not under rdma_ev's feet, whichever context the transport calls it in. */
 	spin_lock_bh(&rift_test_store_lock);
-	if (rift_test_late.dir == RIFT_WRITE)
+	/*
+	 * The header is looked at again, as a ULP that trusts
+	 * always-invalidate may: its transport must keep it what it was
+	 * until the answer (a write's chunk has no key then, a read's
+	 * header is a copy).  A held request is the window a selftest
+	 * writes into (rift-peer ai_read_open); one whose header changed is
+	 * answered -EILSEQ and its data left alone.
+	 */
+	if (memcmp(rift_test_late.usr, &rift_test_late.hdr, sizeof(rift_test_late.hdr)))
+		err = -EILSEQ;
+	else if (rift_test_late.dir == RIFT_WRITE)
 		memcpy(rift_test_store + rift_test_late.off, rift_test_late.data,
 		       rift_test_late.len);
 	else
@@ -111,8 +126,9 @@ static void rift_test_late_work(struct work_struct *work)
 	ms = rift_test_late.ms;
 	rift_test_late.busy = false;
 	spin_unlock_bh(&rift_test_store_lock);
-	pr_info("answering a request %u ms late, as asked\n", ms);
-	rift_srv_resp(op, 0);
+	pr_info("answering a request %u ms late, as asked%s\n", ms,
+		err ? ": its header changed meanwhile" : "");
+	rift_srv_resp(op, err);
 }
 
 static int rift_test_link_ev(struct rift_srv_sess *sess,

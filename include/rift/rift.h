@@ -215,11 +215,16 @@ enum rift_srv_link_ev {
  *	Returning a negative errno answers the request with it instead.
  *	A request is answered once, one way or the other: the op may carry
  *	the client's next request as soon as it is answered.
- *	@data and @usr point into the request's chunk, memory the client can
- *	write by RDMA for as long as the request is outstanding (unless the
- *	path uses always-invalidate): copy what is validated before it is
+ *	@data (and @usr, but for an always-invalidate read) point into the
+ *	request's chunk, memory the client can write by RDMA for as long as
+ *	the request is outstanding: copy what is validated before it is
  *	used (decode @usr into a structure of your own, check that, use
- *	that) and never trust @data to stay what it was when read.
+ *	that) and never trust @data to stay what it was when read.  A path
+ *	with always-invalidate keeps @usr as it was until the answer (a
+ *	read's is a copy), and a write's @data; a read's @data stays open
+ *	to its client, whose own result it is: what fills it (the ULP, a
+ *	block device below it) must bear it changing, as with an O_DIRECT
+ *	buffer.
  * @link_ev: session event; may sleep.  A negative return on CONNECTED
  *	refuses the session.
  */

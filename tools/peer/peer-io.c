@@ -3,10 +3,10 @@
  * rift-peer's cases of a session that is up: heartbeats, immediates the
  * server must refuse, RDMA writes and reads through its chunks (every
  * chunk at once, errors of the ULP, descriptors that do not validate),
- * chunk reuse under always-invalidate, CANCEL of a stale request, the
- * generation a response echoes (RSP_GEN), and keys that are not the
- * peer's to use.  The driver and its table are in
- * rift-peer.c.
+ * chunk reuse under always-invalidate, a read's chunk open to its owner
+ * until answered, CANCEL of a stale request, the generation a response
+ * echoes (RSP_GEN), and keys that are not the peer's to use.  The driver
+ * and its table are in rift-peer.c.
  */
 
 #include <errno.h>
@@ -641,6 +641,130 @@ bool case_cross_session_rkey(const struct peer_case *tc)
 	     hb_roundtrip(&victim, victim.con[0], 4);
 	path_down(&p);
 	path_down(&victim);
+	return ok;
+}
+
+/* Store offset and hold time of ai_read_open's held requests. */
+#define AI_OPEN_OFF		0x180000ULL
+#define AI_OPEN_HOLD_MS		1000
+
+/*
+ * Post a request of @dir for @len bytes at AI_OPEN_OFF through chunk 0,
+ * which rift-test-srv holds back for AI_OPEN_HOLD_MS; once it holds it
+ * (the hook's delay_next_ms back at 0, which rdma_ev sets after the
+ * server took the request in), RDMA-WRITE over its ULP header and
+ * descriptor under the key it was sent with (chunk 0's current one).  A
+ * read's data is to land in the read region (*@out).
+ */
+static bool held_then_overwritten(const struct path *p, u8 dir, const u8 *data, u32 len,
+				  const u8 **out)
+{
+	struct rift_rbuf seg = { .len = len };
+	long long until;
+	struct test_hdr h;
+	u8 junk[256];
+	struct io io;
+	u32 jlen;
+	u8 *region;
+	int err;
+
+	memset(junk, 0xa5, sizeof(junk));
+	test_hdr_init(&h, AI_OPEN_OFF, len);
+	if (dir == RIFT_IO_READ) {
+		region = peer_read_region(p->con[0], &seg.addr, &seg.rkey);
+		memset(region, 0, len);
+		*out = region;
+	}
+	if (!set_param("rift_test_srv", "delay_offset", AI_OPEN_OFF) ||
+	    !set_param("rift_test_srv", "delay_next_ms", AI_OPEN_HOLD_MS) ||
+	    !io_build(p, &io, dir, 0, data, len, &h, sizeof(h),
+		      dir == RIFT_IO_READ ? &seg : NULL, dir == RIFT_IO_READ) ||
+	    !io_post(p, p->con[0], &io))
+		return false;
+	until = now_ms() + AI_OPEN_HOLD_MS / 2;
+	while (get_param("rift_test_srv", "delay_next_ms", 0) && now_ms() < until)
+		usleep(5000);
+	jlen = io.req.desc_off + io.req.desc_len - io.req.usr_off;
+	if (!EXPECT(!get_param("rift_test_srv", "delay_next_ms", 0),
+		    "request not taken in after %d ms", AI_OPEN_HOLD_MS / 2) ||
+	    !EXPECT(jlen <= sizeof(junk), "header and descriptor of %u bytes", jlen))
+		return false;
+	err = peer_write(p->con[0], junk, jlen, p->chunks[0].addr + io.req.usr_off,
+			 p->chunks[0].rkey);
+	return EXPECT(!err, "cannot post the write over the header: %s",
+		      peer_conn_error(p->con[0]));
+}
+
+/* A path of one connection with always-invalidate. */
+static bool path_up_ai(struct path *p)
+{
+	path_init(p, 1, 1);
+	p->feat = RIFT_FEAT_ALWAYS_INVALIDATE;
+	return path_connect(p, 0) && path_info(p) &&
+	       EXPECT(p->info.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE,
+		      "always-invalidate not accepted");
+}
+
+/*
+ * always-invalidate keeps a read's chunk open to its owner until the
+ * answer (Documentation/rift-protocol.rst, "Responses"): the server hands
+ * a read to its ULP without waiting for a LOCAL_INV, and its answer's
+ * post invalidates the key first.  The client may then write into the
+ * chunk while the read is held: the write over its ULP header and
+ * descriptor is accepted, yet the header stays what it was
+ * (rift-test-srv looks at it again when it answers the held request, and
+ * answers -EILSEQ if it changed) and the data goes where the descriptor
+ * first said, the data written before.  Once answered, the read's key is
+ * refused.  A write's key dies when the write arrives: the same write
+ * over a held write's header is refused by the server's device.  Not
+ * seen from here: where in the answer's post the LOCAL_INV is, and a
+ * path with memory credits (whose chunks carry their own header copy).
+ */
+bool case_ai_read_open(const struct peer_case *tc)
+{
+	u8 data[4096], junk[8];
+	long long t0, took = 0;
+	struct rift_imm rsp;
+	const u8 *back;
+	u32 rkey, old;
+	struct path p;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 91);
+	memset(junk, 0x5a, sizeof(junk));
+	ok = path_up_ai(&p) &&
+	     test_write_post(&p, p.con[0], 0, 0, AI_OPEN_OFF, data, sizeof(data)) &&
+	     recv_rsp_rkey(&p, p.con[0], &rsp, &rkey) && expect_errno(rsp.err, 0, "write");
+	if (ok) {
+		p.chunks[0].rkey = rkey;
+		t0 = now_ms();
+		ok = held_then_overwritten(&p, RIFT_IO_READ, NULL, sizeof(data), &back) &&
+		     recv_rsp_rkey(&p, p.con[0], &rsp, &rkey) &&
+		     EXPECT(rsp.chunk == 0, "answer for chunk %u, expected 0", rsp.chunk) &&
+		     expect_errno(rsp.err, 0, "held read whose header the peer wrote over");
+		took = now_ms() - t0;
+		ok = ok &&
+		     EXPECT(!memcmp(back, data, sizeof(data)), "the read returned other data") &&
+		     EXPECT(took >= AI_OPEN_HOLD_MS * 3 / 4,
+			    "read answered after %lld ms: not held back", took);
+	}
+	if (ok) {
+		diag("held read answered after %lld ms, the write over its header accepted", took);
+		old = p.chunks[0].rkey;
+		p.chunks[0].rkey = rkey;
+		ok = EXPECT(!peer_write(p.con[0], junk, sizeof(junk), p.chunks[0].addr, old),
+			    "cannot post: %s", peer_conn_error(p.con[0])) &&
+		     expect_write_refused(p.con[0]);
+	}
+	path_down(&p);
+	ok = ok && path_up_ai(&p) &&
+	     held_then_overwritten(&p, RIFT_IO_WRITE, data, sizeof(data), NULL) &&
+	     expect_write_refused(p.con[0]);
+	path_down(&p);
+	/* The held write is answered to a closed path: the next case finds the hook free. */
+	usleep(AI_OPEN_HOLD_MS * 1000);
+	set_param("rift_test_srv", "delay_next_ms", 0);
 	return ok;
 }
 

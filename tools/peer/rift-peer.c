@@ -165,6 +165,7 @@ static const struct peer_case cases[] = {
 	CASE("write_bad_rkey",			case_write_bad_rkey),
 	CASE("read_bad_rkey",			case_read_bad_rkey),
 	CASE("cross_session_rkey",		case_cross_session_rkey),
+	CASE("ai_read_open",			case_ai_read_open),
 	CASE("chunk_addrs_opaque",		case_chunk_addrs_opaque),
 	CASE("silent_peer",			case_silent_peer),
 	CASE("credit_grow",			case_credit_grow),

@@ -134,6 +134,7 @@ bool case_abort_with_requests(const struct peer_case *tc);
 bool case_ulp_error(const struct peer_case *tc);
 bool case_write_read(const struct peer_case *tc);
 bool case_chunk_reuse_ai(const struct peer_case *tc);
+bool case_ai_read_open(const struct peer_case *tc);
 
 /* Variants of case_cancel_stale, its table entries' arg. */
 enum {
