@@ -14,8 +14,8 @@
 # since unloaded: its frames print as bare addresses) fails the test;
 # the kernel's own suspects are kept in <test>.kmemleak, not judged.
 # With page_owner on (the sanitizer kernel too) a page allocated through
-# Rift during the test and still in use after it fails the test as well
-# (pages_check below): kmemleak sees no page memory.
+# Rift during a test and still in use at the end of the boot fails that
+# test as well (pages_check below): kmemleak sees no page memory.
 #
 # usage: guest-selftests.sh ROLE TEST...   (ROLE: single, server, client)
 # Results: $RIFT_OUT/results/<test>[.<role>].{rc,log,dmesg,why,mem}
@@ -74,47 +74,79 @@ page_owner=
 # fails with ENOMEM): never read it with small buffers.
 dd if=$PO of=/dev/null bs=64k count=1 status=none 2>/dev/null && page_owner=1
 
-# pages_check KEY: the pages allocated since KEY began (page_owner's ts
-# and printk's timestamps are both local_clock) and still in use whose
-# allocation stack runs through Rift: a Rift module's frame, or a bare
-# module address (a module since unloaded, as Rift's are at every test's
-# end).  Pages a kernel cache keeps once the memory it handed out is
-# freed (slab pages, per-cpu chunks, page fragments, vmalloc's page
-# tables and KASAN shadow, kfree_rcu's pointer blocks) are no leak: slab objects are kmemleak's to
-# judge.  Prints one "pages: ..." line when it
-# finds any, with the first stack; the full records go to KEY.pages.
-pages_check()
+# Page leaks.  Reading page_owner costs 40 s or more on the sanitizer
+# kernel (every page in use, with its stack); read after each test it took
+# about a quarter of make check-debug (session 26).  So it is read once a
+# boot, after the boot's last test (its last in the list, or the one that
+# timed out and ends the boot), and each page is put to the test during
+# whose span it was allocated: page_owner's ts and printk's timestamps are
+# both local_clock, and a test's span runs from its "begin" mark to the
+# next test's.  pages_note KEY records KEY's span; pages_check KEY judges
+# every span of the boot, amends the verdicts of the tests before KEY, and
+# prints KEY's own "pages: ..." line.
+po_spans=$(mktemp)
+
+pages_note()
 {
-	local t0 s=$SECONDS
+	local t0 loaded=0
 	[ -n "$page_owner" ] || return 0
 	t0=$(dmesg | sed -n "s/^\[ *\([0-9]*\)\.\([0-9]*\)\] rift-selftest: begin $1\$/\1\2/p" | tail -n 1)
-	[ -n "$t0" ] || { echo "pages: no 'rift-selftest: begin $1' in the kernel log"; return 0; }
-	if lsmod | grep -qE '^(rift|riftblk)[a-z_]* '; then
-		echo "page_owner: not judged, Rift modules still loaded after the test" > "$res/$1.pages"
+	if [ -z "$t0" ]; then
+		echo "page_owner: no 'rift-selftest: begin $1' in the kernel log, not judged" > "$res/$1.pages"
 		return 0
 	fi
+	# Judged at the end of the boot: a boot that dies first (its run
+	# failed already) leaves only this line.
+	echo "page_owner: span from ${t0}000 ns, judged at the end of the boot" > "$res/$1.pages"
+	# Pages a test's modules hold while they stay loaded are in use, not
+	# leaked: not judged then.
+	lsmod | grep -qE '^(rift|riftblk)[a-z_]* ' && loaded=1
+	echo "${t0}000 $1 $loaded" >> "$po_spans"
+}
+
+# pages_check KEY: the pages still in use whose allocation stack runs
+# through Rift: a Rift module's frame, or a bare module address (a module
+# since unloaded, as Rift's are at every test's end).  Pages a kernel
+# cache keeps once the memory it handed out is freed (slab pages, per-cpu
+# chunks, page fragments, vmalloc's page tables and KASAN shadow,
+# kfree_rcu's pointer blocks) are no leak: slab objects are kmemleak's to
+# judge.  Each test's records go to TEST.pages; a test with any fails,
+# with one "pages: ..." line naming the first stack.
+pages_check()
+{
+	local s=$SECONDS k line why endloaded=0
+	[ -n "$page_owner" ] && [ -s "$po_spans" ] || return 0
+	lsmod | grep -qE '^(rift|riftblk)[a-z_]* ' && endloaded=1
 	# A record: "Page allocated via order N, ... ts T ns, ...", "PFN ...",
 	# the stack one frame a line, maybe a migration line, a blank line.
-	awk -v t0="${t0}000" -v out="$res/$1.pages" '
-		function flush() {
-			if (rec != "") {
-				recs++
-				if (ts >= t0) new++
+	awk -v spans="$po_spans" -v dir="$res" -v endloaded=$endloaded '
+		BEGIN {
+			# Numbers: what sub() leaves is a string, and a string
+			# compares by its characters ("411..." after "1313..."),
+			# which would put a page in the wrong span.
+			while ((getline l < spans) > 0) {
+				split(l, f, " ")
+				ns++; t0[ns] = f[1] + 0; key[ns] = f[2]
+				judged[ns] = !(f[3] + 0) && !endloaded
 			}
-			if (rec != "" && rift && !cache && ts >= t0) {
-				n += 2 ^ order
-				print rec > out
-				if (first == "") first = where
+		}
+		function flush(  i) {
+			if (rec != "" && ts >= t0[1]) {
+				for (i = ns; i > 1 && ts < t0[i]; i--)
+					;
+				new[i]++
+				if (rift && !cache) {
+					n[i] += 2 ^ order
+					print rec >> (dir "/" key[i] ".pages")
+					if (first[i] == "") first[i] = where
+				}
 			}
+			if (rec != "") recs++
 			rec = ""; rift = 0; cache = 0; where = ""; prevmod = ""
 		}
 		/^Page allocated via order/ {
 			flush()
 			order = $5 + 0
-			# A number: what sub() leaves is a string, and a string
-			# compares with t0 by its characters ("411..." after
-			# "1313..."), which judged an old allocation new and
-			# would miss a new one with more digits than t0.
 			ts = $0; sub(/.*, ts /, "", ts); sub(/ ns.*/, "", ts); ts += 0
 			rec = $0; next
 		}
@@ -155,10 +187,31 @@ pages_check()
 		}
 		END {
 			flush()
-			printf "page_owner: %d allocations in use, %d of them made during the test, %d pages of those through Rift\n", recs, new, n > out
-			if (n) printf "pages: %d pages allocated through Rift during the test still in use after it: %s\n", n, first
-		}' < <(dd if=$PO bs=1M status=none)
-	echo "page_owner: read and judged in $((SECONDS - s)) s" >> "$res/$1.pages"
+			for (i = 1; i <= ns; i++) {
+				out = dir "/" key[i] ".pages"
+				printf "page_owner: read at the end of the boot: %d allocations in use, %d of them made during the test, %d pages of those through Rift\n", recs, new[i] + 0, n[i] + 0 >> out
+				if (!judged[i])
+					print "page_owner: not judged, Rift modules still loaded after the test or at the end of the boot" >> out
+				else if (n[i])
+					printf "%s pages: %d pages allocated through Rift during the test still in use at the end of the boot: %s\n", key[i], n[i], first[i]
+			}
+		}' < <(dd if=$PO bs=1M status=none) |
+	while read -r k line; do
+		if [ "$k" = "$1" ]; then
+			echo "$line"
+			continue
+		fi
+		# A test judged already: its verdict changes here.
+		why="$line"
+		echo "$why" >> "$res/$k.why"
+		case $(cat "$res/$k.rc" 2>/dev/null) in
+		0|4) echo 1 > "$res/$k.rc" ;;
+		esac
+	done
+	while read -r _ k _; do
+		echo "page_owner: read and judged in $((SECONDS - s)) s (after $1)" >> "$res/$k.pages"
+	done < "$po_spans"
+	: > "$po_spans"
 }
 
 # Memory during a test, for reading, not judged (KEY.mem): rxe drops a
@@ -251,6 +304,8 @@ nap()
 }
 
 dmesg -C
+last_key=${*: -1}
+[ "$role" = single ] || last_key=$last_key.$role
 for t in "$@"; do
 	key=$t
 	[ "$role" = single ] || key=$t.$role
@@ -304,7 +359,12 @@ for t in "$@"; do
 		mv "$res/../current.$role.tmp" "$res/../current.$role"
 	fi
 	leaks=$(kmemleak_check "$key")
-	pleak=$(pages_check "$key")
+	pages_note "$key"
+	pleak=
+	# The boot ends after the last test, or after one that timed out.
+	if [ "$key" = "$last_key" ] || [ "$rc" = 124 ]; then
+		pleak=$(pages_check "$key")
+	fi
 	[ -z "$pleak" ] || leaks=$(printf '%s\n%s' "$leaks" "$pleak" | sed '/^$/d')
 	dmesg -c > "$res/$key.dmesg"
 	# The log up to here is this test's, judged below: the host's check of
