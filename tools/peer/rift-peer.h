@@ -18,6 +18,8 @@
 
 /* How long to make sure something does not happen. */
 #define QUIET_MS		1000
+/* How long rift-test-srv holds back a request a case asks it to hold. */
+#define HOLD_MS			800
 
 /* ------------------------------------------------------------------ */
 /* Options some cases are told, set by rift-peer.c's main()            */
