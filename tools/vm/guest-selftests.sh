@@ -114,7 +114,7 @@ pages_note()
 # with one "pages: ..." line naming the first stack.
 pages_check()
 {
-	local s=$SECONDS k line why endloaded=0
+	local s=$SECONDS k line endloaded=0
 	[ -n "$page_owner" ] && [ -s "$po_spans" ] || return 0
 	lsmod | grep -qE '^(rift|riftblk)[a-z_]* ' && endloaded=1
 	# A record: "Page allocated via order N, ... ts T ns, ...", "PFN ...",
@@ -202,8 +202,7 @@ pages_check()
 			continue
 		fi
 		# A test judged already: its verdict changes here.
-		why="$line"
-		echo "$why" >> "$res/$k.why"
+		echo "$line" >> "$res/$k.why"
 		case $(cat "$res/$k.rc" 2>/dev/null) in
 		0|4) echo 1 > "$res/$k.rc" ;;
 		esac
