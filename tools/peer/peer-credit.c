@@ -31,6 +31,16 @@
 /* Long enough that no revoke comes in the middle of a case. */
 #define CREDIT_IDLE_NEVER_MS	600000
 
+/* Wait for the server path's stat @name to reach @min; its value. */
+static long long credit_stat_wait(struct path *p, const char *name, long long min)
+{
+	long long t0 = now_ms();
+
+	while (srv_path_stat(p, name) < min && now_ms() - t0 < peer_timeout_ms)
+		usleep(10000);
+	return srv_path_stat(p, name);
+}
+
 /* As credit_path_up_idle(), with @cons connections. */
 static bool credit_path_up_cons(struct path *p, u16 cons, unsigned int floor, u64 feat,
 				unsigned int idle_ms)
@@ -188,12 +198,9 @@ bool case_credit_grow(const struct peer_case *tc)
 		    srv_path_stat(&p, "credit_short")) &&
 	     send_imm(p.con[0], imm_raw(RIFT_IMM_CREDIT_REL, last, 0));
 	if (ok) {
-		long long t0 = now_ms();
+		long long v = credit_stat_wait(&p, "credit_rels", 1);
 
-		while (srv_path_stat(&p, "credit_rels") < 1 && now_ms() - t0 < peer_timeout_ms)
-			usleep(10000);
-		ok = EXPECT(srv_path_stat(&p, "credit_rels") == 1, "credit_rels is %lld",
-			    srv_path_stat(&p, "credit_rels")) &&
+		ok = EXPECT(v == 1, "credit_rels is %lld", v) &&
 		     test_write_post(&p, p.con[0], last, 0, CREDIT_OFF, data, 512) &&
 		     expect_closed(p.con[0]);
 	}
@@ -317,12 +324,9 @@ bool case_credit_cancel_ungranted(const struct peer_case *tc)
 	     EXPECT(p.info.feat_accepted & RIFT_FEAT_CANCEL, "CANCEL not accepted") &&
 	     send_imm(p.con[0], imm_raw(RIFT_IMM_CANCEL, CREDIT_FLOOR, 0));
 	if (ok) {
-		long long t0 = now_ms();
+		long long v = credit_stat_wait(&p, "cancels_stale", 1);
 
-		while (srv_path_stat(&p, "cancels_stale") < 1 && now_ms() - t0 < peer_timeout_ms)
-			usleep(10000);
-		ok = EXPECT(srv_path_stat(&p, "cancels_stale") == 1, "cancels_stale is %lld",
-			    srv_path_stat(&p, "cancels_stale")) &&
+		ok = EXPECT(v == 1, "cancels_stale is %lld", v) &&
 		     test_write(&p, p.con[0], 0, CREDIT_OFF, data, sizeof(data), &err) &&
 		     expect_errno(err, 0, "write after the ignored CANCEL");
 	}
@@ -444,16 +448,6 @@ bool case_credit_revoke(const struct peer_case *tc)
 	}
 	path_down(&p);
 	return ok;
-}
-
-/* Wait for the server path's stat @name to reach @min; its value. */
-static long long credit_stat_wait(struct path *p, const char *name, long long min)
-{
-	long long t0 = now_ms();
-
-	while (srv_path_stat(p, name) < min && now_ms() - t0 < peer_timeout_ms)
-		usleep(10000);
-	return srv_path_stat(p, name);
 }
 
 /*
