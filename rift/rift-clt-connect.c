@@ -83,7 +83,7 @@ static int rift_clt_con_route_resolved(struct rift_clt_con *con)
 	struct rdma_conn_param param = {};
 	struct rift_con_req *req = &con->req;
 	u32 qd = sess->req_queue_depth;
-	u32 max_pages;
+	u32 max_pages, sge, wrs;
 	int err, len;
 
 	/* The path's own PD, on the device the first connection resolved to. */
@@ -106,11 +106,16 @@ static int rift_clt_con_route_resolved(struct rift_clt_con *con)
 	}
 	con->c.pd = path->pd.pd;
 	/*
-	 * Per request: up to max_send_sge-sized RDMA WRITEs of data, the
-	 * header write, for reads a REG_MR and a LOCAL_INV, and on a timeout
-	 * a CANCEL and a fence; doubled for the every-Nth signalling rule.
+	 * Per request at most: RDMA WRITEs of data, max_send_sge entries each
+	 * (rift_con_create_qp() takes at most 16), the header write, with
+	 * REMOTE_INV a write's SEND WITH_INV, and on a timeout a CANCEL and a
+	 * fence (a read has a REG_MR and a LOCAL_INV instead of the data).
+	 * A quarter of the queue more: with every-Nth signalling
+	 * (signal_every) that many completed WRs may not be reaped yet.
 	 */
-	err = rift_con_create_qp(&con->c, cm_id, qd * 12 + 32, qd + 16 + 1,
+	sge = clamp_t(u32, cm_id->device->attrs.max_send_sge, 1, 16);
+	wrs = qd * (DIV_ROUND_UP(RIFT_IO_MAX_SEGS, sge) + 4);
+	err = rift_con_create_qp(&con->c, cm_id, wrs + wrs / 3 + 32, qd + 16 + 1,
 				 con->idx % cm_id->device->num_comp_vectors);
 	if (err == -ENODEV) {
 		rift_clt_path_set_error(path, "RDMA device %s is being removed",

@@ -216,6 +216,22 @@ static void rift_clt_info_rsp_error(struct rift_clt_path *path, const struct rif
 					ERR_PTR(err));
 }
 
+/*
+ * Whether every connection of @path, poll connections included, sends
+ * @len bytes inline: a write's SEND WITH_INV payload (REMOTE_INV) lives in
+ * its request slot, which is not DMA-mapped.  Called once all are
+ * connected, before INFO_REQ.
+ */
+static bool rift_clt_path_inline_ok(struct rift_clt_path *path, u32 len)
+{
+	u16 i;
+
+	for (i = 0; i < path->nr_cons; i++)
+		if (path->cons[i].c.max_inline < len)
+			return false;
+	return true;
+}
+
 int rift_clt_path_info(struct rift_clt_path *path)
 {
 	struct rift_clt_con *ctl = &path->cons[RIFT_CLT_CON_CTL];
@@ -240,7 +256,9 @@ int rift_clt_path_info(struct rift_clt_path *path)
 	/* We follow always-invalidate whenever a server imposes it. */
 	req.feat_offered = RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN | RIFT_FEAT_AI_CAPABLE |
 			   RIFT_FEAT_CREDITS | RIFT_FEAT_RSP_GEN |
-			   (READ_ONCE(sess->always_inv) ? RIFT_FEAT_ALWAYS_INVALIDATE : 0);
+			   (READ_ONCE(sess->always_inv) ? RIFT_FEAT_ALWAYS_INVALIDATE : 0) |
+			   (rift_clt_path_inline_ok(path, sizeof(struct rift_wire_write_inv)) ?
+			    RIFT_FEAT_REMOTE_INV : 0);
 	/* The server watches us at the tick we ask for. */
 	req.hb_interval_ms = READ_ONCE(sess->hb_interval_ms);
 	len = rift_info_encode(&req, tx->buf, tx->size);
@@ -350,6 +368,7 @@ int rift_clt_path_info(struct rift_clt_path *path)
 	 * tick's timeouts, which a late CQ or a sysfs read can overlap.
 	 */
 	WRITE_ONCE(path->always_inv, rsp.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE);
+	WRITE_ONCE(path->remote_inv, rsp.feat_accepted & RIFT_FEAT_REMOTE_INV);
 	WRITE_ONCE(path->can_cancel, rsp.feat_accepted & RIFT_FEAT_CANCEL);
 	WRITE_ONCE(path->cancel_gen, rsp.feat_accepted & RIFT_FEAT_CANCEL_GEN);
 	WRITE_ONCE(path->rsp_gen, rsp.feat_accepted & RIFT_FEAT_RSP_GEN);

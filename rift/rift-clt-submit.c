@@ -4,7 +4,8 @@
  * checked, kept in its slot, and posted on a path the multipath policy
  * picks, on the connection of the permit's CPU or poll connection: its
  * data as RDMA WRITEs or a read's fast registration, then its header as
- * an RDMA WRITE WITH_IMM.  Requests submitted with RIFT_REQ_MORE wait,
+ * an RDMA WRITE WITH_IMM (with REMOTE_INV a write's header as an RDMA
+ * WRITE and a SEND WITH_INV of its chunk's key).  Requests submitted with RIFT_REQ_MORE wait,
  * built, in their connection's batch and go with one ib_post_send().
  * The failover work (rift-clt-failover.c) posts again through
  * rift_clt_req_post() what a failed path held or what found no path.
@@ -34,7 +35,8 @@ static struct rift_clt_con *rift_clt_pick_con(struct rift_clt_path *path,
 
 /*
  * Build a request's WRs into its slot: data WRITEs or a read's REG_MR,
- * then the header's WRITE WITH_IMM, linked from req->first_wr.  Nothing
+ * then the header's WRITE WITH_IMM (with REMOTE_INV a write's header
+ * WRITE and a SEND WITH_INV), linked from req->first_wr.  Nothing
  * is posted here: rift_clt_con_queue() does, alone or with a batch.
  */
 static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
@@ -56,7 +58,7 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 	u32 max_sge = con->c.max_send_sge;
 	u32 off, hdr_gap;
 	int n;
-	bool inline_hdr;
+	bool inline_hdr, remote_inv;
 	int i;
 	int len, err;
 	__be32 imm_data;
@@ -145,14 +147,16 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 	err = rift_imm_encode(&imm, &imm_data);
 	if (err)
 		return err;
+	remote_inv = imm.type == RIFT_IMM_WRITE && READ_ONCE(path->remote_inv);
 	/* Inline data is copied by the CPU at post time: no mapping needed. */
 	req->hdr_sge.addr = inline_hdr ? (uintptr_t)req->hdr : req->hdr_dma;
 	req->hdr_sge.length = req->hdr_len;
 	req->hdr_sge.lkey = con->c.pd->local_dma_lkey;
-	hdr_wr->wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	hdr_wr->wr.opcode = remote_inv ? IB_WR_RDMA_WRITE : IB_WR_RDMA_WRITE_WITH_IMM;
 	hdr_wr->wr.sg_list = &req->hdr_sge;
 	hdr_wr->wr.num_sge = 1;
-	hdr_wr->wr.ex.imm_data = imm_data;
+	if (!remote_inv)
+		hdr_wr->wr.ex.imm_data = imm_data;
 	hdr_wr->wr.wr_cqe = &rift_clt_io_cqe;
 	hdr_wr->remote_addr = chunk->addr + io->usr_off;
 	hdr_wr->rkey = chunk->rkey;
@@ -163,10 +167,38 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 					      DMA_TO_DEVICE);
 	*link = &hdr_wr->wr;
 	hdr_wr->wr.next = NULL;
+	req->last_wr = &hdr_wr->wr;
+	if (!remote_inv)
+		return 0;
+
+	/*
+	 * REMOTE_INV: the request goes as a SEND that kills the chunk's key
+	 * on the server's device as it lands, behind the data and header
+	 * writes (an RC QP executes them in order), so the server gives it
+	 * to its ULP without invalidating the key itself.  We offer it only
+	 * where every connection sends the payload inline
+	 * (rift_clt_path_inline_ok()).
+	 */
+	err = rift_proto_write_inv_encode(&imm, &req->inv_msg, sizeof(req->inv_msg));
+	if (err < 0)
+		return err;
+	req->inv_sge.addr = (uintptr_t)&req->inv_msg;
+	req->inv_sge.length = sizeof(req->inv_msg);
+	req->inv_sge.lkey = con->c.pd->local_dma_lkey;
+	memset(&req->inv_wr, 0, sizeof(req->inv_wr));
+	req->inv_wr.opcode = IB_WR_SEND_WITH_INV;
+	req->inv_wr.sg_list = &req->inv_sge;
+	req->inv_wr.num_sge = 1;
+	req->inv_wr.send_flags = IB_SEND_INLINE;
+	req->inv_wr.ex.invalidate_rkey = chunk->rkey;
+	req->inv_wr.wr_cqe = &rift_clt_io_cqe;
+	hdr_wr->wr.next = &req->inv_wr;
+	req->last_wr = &req->inv_wr;
+	req->nr_wr++;
 	return 0;
 }
 
-/* Whether @wr is one of @req's WRs (its chain ends with the header's). */
+/* Whether @wr is one of @req's WRs (its chain ends with @req->last_wr). */
 static bool rift_clt_req_has_wr(struct rift_clt_req *req,
 				const struct ib_send_wr *wr)
 {
@@ -175,7 +207,7 @@ static bool rift_clt_req_has_wr(struct rift_clt_req *req,
 	for (w = req->first_wr; w; w = w->next) {
 		if (w == wr)
 			return true;
-		if (w == &req->hdr_wr.wr)
+		if (w == req->last_wr)
 			break;
 	}
 	return false;
@@ -214,8 +246,8 @@ static int rift_clt_con_post_batch(struct rift_clt_con *con,
 	for (req = first; req; req = req->batch_next) {
 		/* Every Nth WR signalled, counted in the order they are posted. */
 		if (rift_con_signal_n(&con->c, req->nr_wr))
-			req->hdr_wr.wr.send_flags |= IB_SEND_SIGNALED;
-		req->hdr_wr.wr.next = req->batch_next ? req->batch_next->first_wr : NULL;
+			req->last_wr->send_flags |= IB_SEND_SIGNALED;
+		req->last_wr->next = req->batch_next ? req->batch_next->first_wr : NULL;
 		nr++;
 	}
 	atomic_sub(nr, &path->sess->nr_batched);

@@ -339,6 +339,15 @@ static ssize_t always_invalidate_show(struct kobject *kobj,
 static struct kobj_attribute rift_clt_path_always_inv_attr =
 	__ATTR_RO(always_invalidate);
 
+static ssize_t remote_invalidate_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(to_path(kobj)->remote_inv));
+}
+
+static struct kobj_attribute rift_clt_path_remote_inv_attr =
+	__ATTR_RO(remote_invalidate);
+
 /*
  * Memory credits: the chunks the server grants the path instance now
  * (every chunk without the feature; 0 before the first instance).
@@ -364,6 +373,7 @@ static struct attribute *rift_clt_path_attrs[] = {
 	&rift_clt_path_disconnect_attr.attr,
 	&rift_clt_path_reconnect_attr.attr,
 	&rift_clt_path_always_inv_attr.attr,
+	&rift_clt_path_remote_inv_attr.attr,
 	&rift_clt_path_granted_attr.attr,
 	&rift_clt_path_credits_attr.attr,
 	NULL,

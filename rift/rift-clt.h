@@ -245,6 +245,8 @@ struct rift_clt_stats {
  * @dbg_race_inst: the instance test_connect_race failed last, whose close
  *	work is to wait for the next (0: none; CONFIG_RIFT_DEBUG only)
  * @always_inv: ALWAYS_INVALIDATE is on for this path instance
+ * @remote_inv: REMOTE_INV too: a write ends with a SEND WITH_INV of its
+ *	chunk's key instead of its header's WRITE WITH_IMM
  * @can_cancel: the server accepted CANCEL for this path instance
  * @cancel_gen: it accepted CANCEL_GEN too: requests and CANCELs carry the
  *	request's generation
@@ -325,6 +327,7 @@ struct rift_clt_path {
 	u32				dbg_race_inst;
 #endif
 	bool				always_inv;
+	bool				remote_inv;
 	bool				can_cancel;
 	bool				cancel_gen;
 	bool				rsp_gen;
@@ -432,9 +435,15 @@ enum rift_clt_mp_policy {
  * @sges: scatter/gather entries of a write's payload
  * @wrs: RDMA WRITEs of a write's payload
  * @hdr_sge: the header's scatter/gather entry
- * @hdr_wr: the header's RDMA WRITE WITH_IMM, the request's last WR
+ * @hdr_wr: the header's RDMA WRITE WITH_IMM, the request's last WR, or
+ *	with REMOTE_INV a write's header RDMA WRITE, followed by @inv_wr
+ * @inv_sge: @inv_msg's scatter/gather entry, sent inline
+ * @inv_wr: with REMOTE_INV, a write's SEND WITH_INV of its chunk's key,
+ *	the request's last WR
+ * @inv_msg: its payload, the immediate @hdr_wr would have carried
  * @reg_wr: a read's fast registration of its destination
- * @first_wr: the request's first WR: its chain ends with @hdr_wr
+ * @first_wr: the request's first WR: its chain ends with @last_wr
+ * @last_wr: @hdr_wr or @inv_wr
  * @nr_wr: WRs in that chain
  * @batch_next: next request of its connection's batch while QUEUED
  * @hdr: ULP header and descriptor, written into the chunk's tail
@@ -474,8 +483,12 @@ struct rift_clt_req {
 	struct ib_rdma_wr		*wrs;
 	struct ib_sge			hdr_sge;
 	struct ib_rdma_wr		hdr_wr;
+	struct ib_sge			inv_sge;
+	struct ib_send_wr		inv_wr;
+	struct rift_wire_write_inv	inv_msg;
 	struct ib_reg_wr		reg_wr;
 	struct ib_send_wr		*first_wr;
+	struct ib_send_wr		*last_wr;
 	u32				nr_wr;
 	struct rift_clt_req		*batch_next;
 	void				*hdr;

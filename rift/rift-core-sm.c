@@ -16,6 +16,7 @@
 /* Fired by the roles themselves, defined once here. */
 EXPORT_TRACEPOINT_SYMBOL_GPL(rift_con_event);
 EXPORT_TRACEPOINT_SYMBOL_GPL(rift_hb_tick);
+EXPORT_TRACEPOINT_SYMBOL_GPL(rift_path_error);
 
 /**
  * rift_sm_state_str() - name of a state

@@ -110,7 +110,10 @@ EXPORT_SYMBOL_GPL(rift_proto_version_pick);
  *
  * Bits this build does not know are dropped even if @supported has them, so
  * a server can never accept something it cannot implement.
- * %RIFT_FEAT_CANCEL_GEN qualifies CANCEL and is dropped without it.
+ * %RIFT_FEAT_CANCEL_GEN qualifies CANCEL and is dropped without it;
+ * %RIFT_FEAT_REMOTE_INV qualifies ALWAYS_INVALIDATE and is dropped without
+ * it (a server that imposes ALWAYS_INVALIDATE, which the client did not
+ * offer, adds REMOTE_INV itself if offered).
  *
  * Return: the feature bits to send in INFO_RSP.
  */
@@ -120,6 +123,8 @@ u64 rift_proto_features_accept(u64 offered, u64 supported)
 
 	if (!(feat & RIFT_FEAT_CANCEL))
 		feat &= ~RIFT_FEAT_CANCEL_GEN;
+	if (!(feat & RIFT_FEAT_ALWAYS_INVALIDATE))
+		feat &= ~RIFT_FEAT_REMOTE_INV;
 	return feat;
 }
 EXPORT_SYMBOL_GPL(rift_proto_features_accept);
@@ -148,7 +153,8 @@ EXPORT_SYMBOL_GPL(rift_proto_features_acceptable);
  *
  * Return: 0 if @accepted is a subset of what rift_proto_features_acceptable()
  * allows for @offered and of the known bits, -EBADMSG otherwise, and for
- * %RIFT_FEAT_CANCEL_GEN without %RIFT_FEAT_CANCEL.
+ * %RIFT_FEAT_CANCEL_GEN without %RIFT_FEAT_CANCEL or %RIFT_FEAT_REMOTE_INV
+ * without %RIFT_FEAT_ALWAYS_INVALIDATE.
  */
 int rift_proto_features_check(u64 offered, u64 accepted)
 {
@@ -157,6 +163,8 @@ int rift_proto_features_check(u64 offered, u64 accepted)
 	if (accepted & ~RIFT_FEAT_KNOWN)
 		return -EBADMSG;
 	if ((accepted & RIFT_FEAT_CANCEL_GEN) && !(accepted & RIFT_FEAT_CANCEL))
+		return -EBADMSG;
+	if ((accepted & RIFT_FEAT_REMOTE_INV) && !(accepted & RIFT_FEAT_ALWAYS_INVALIDATE))
 		return -EBADMSG;
 	return 0;
 }
@@ -990,3 +998,68 @@ int rift_proto_rkey_decode(const void *buf, size_t len, u16 chunk, u32 *rkey)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rift_proto_rkey_decode);
+
+/**
+ * rift_proto_write_inv_encode() - build a write request's SEND WITH_INV payload
+ * @imm: the request's immediate fields; must be a %RIFT_IMM_WRITE
+ * @buf: destination
+ * @cap: bytes available at @buf
+ *
+ * Return: bytes written, -EMSGSIZE if @cap is too small, -EINVAL for
+ * anything but a write or a field rift_imm_encode() refuses.
+ */
+int rift_proto_write_inv_encode(const struct rift_imm *imm, void *buf, size_t cap)
+{
+	struct rift_wire_write_inv w;
+	int err;
+
+	if (cap < sizeof(w))
+		return -EMSGSIZE;
+	if (imm->type != RIFT_IMM_WRITE)
+		return -EINVAL;
+	memset(&w, 0, sizeof(w));
+	err = rift_imm_encode(imm, &w.imm);
+	if (err)
+		return err;
+	memcpy(buf, &w, sizeof(w));
+	return sizeof(w);
+}
+EXPORT_SYMBOL_GPL(rift_proto_write_inv_encode);
+
+/**
+ * rift_proto_write_inv_decode() - decode a write request's SEND WITH_INV payload
+ * @buf: received payload
+ * @len: byte_len from the work completion
+ * @nr_chunks: chunks of the path, as for rift_imm_decode()
+ * @imm: the decoded immediate, zeroed on failure
+ *
+ * The payload must be exactly the struct, reserved bytes zero, and carry a
+ * valid %RIFT_IMM_WRITE: a read, a heartbeat or anything else never comes
+ * this way.  Which key the SEND invalidated is the caller's to check.
+ *
+ * Return: 0, -EINVAL if @nr_chunks is out of range, -EBADMSG otherwise.
+ */
+int rift_proto_write_inv_decode(const void *buf, size_t len, u32 nr_chunks,
+				struct rift_imm *imm)
+{
+	struct rift_wire_write_inv w;
+	int err;
+
+	memset(imm, 0, sizeof(*imm));
+	if (!nr_chunks || nr_chunks > RIFT_MAX_QUEUE_DEPTH)
+		return -EINVAL;
+	if (!buf || len != sizeof(w))
+		return -EBADMSG;
+	memcpy(&w, buf, sizeof(w));
+	if (w.reserved)
+		return -EBADMSG;
+	err = rift_imm_decode(w.imm, nr_chunks, imm);
+	if (err)
+		return err;
+	if (imm->type != RIFT_IMM_WRITE) {
+		memset(imm, 0, sizeof(*imm));
+		return -EBADMSG;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_write_inv_decode);

@@ -111,9 +111,21 @@
  * to the request that holds the chunk now.  Without it those bits are 0.
  */
 #define RIFT_FEAT_RSP_GEN		BIT_ULL(5)
+/*
+ * With %RIFT_FEAT_ALWAYS_INVALIDATE: a write request ends with a SEND
+ * WITH_INVALIDATE of its chunk's current rkey, whose payload (struct
+ * rift_wire_write_inv) carries the immediate its header write would
+ * have, instead of that header going as a WRITE WITH_IMM.  The key dies
+ * on the server's device as the request lands, so the server gives the
+ * write to its ULP without a local invalidate of its own.  Reads are not
+ * affected.  Only meaningful with always-invalidate; a server accepts it
+ * only with that.
+ */
+#define RIFT_FEAT_REMOTE_INV		BIT_ULL(6)
 #define RIFT_FEAT_KNOWN			(RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_CANCEL | \
 					 RIFT_FEAT_AI_CAPABLE | RIFT_FEAT_CANCEL_GEN | \
-					 RIFT_FEAT_CREDITS | RIFT_FEAT_RSP_GEN)
+					 RIFT_FEAT_CREDITS | RIFT_FEAT_RSP_GEN | \
+					 RIFT_FEAT_REMOTE_INV)
 
 /* IO descriptor flags: none are defined in version 1. */
 #define RIFT_IO_F_KNOWN			0U
@@ -495,6 +507,21 @@ struct rift_wire_rkey_msg {
 };
 
 static_assert(sizeof(struct rift_wire_rkey_msg) == 16);
+
+/**
+ * struct rift_wire_write_inv - payload of a write request's SEND WITH_INV
+ * @imm: the request's immediate (%RIFT_IMM_WRITE), as a WRITE WITH_IMM
+ *	would carry it: network order
+ * @reserved: zero; a receiver refuses anything else
+ *
+ * Only with %RIFT_FEAT_REMOTE_INV; the SEND invalidates the chunk's key.
+ */
+struct rift_wire_write_inv {
+	__be32	imm;
+	__le32	reserved;
+};
+
+static_assert(sizeof(struct rift_wire_write_inv) == 8);
 
 /*
  * Credits (%RIFT_FEAT_CREDITS, Documentation/design/memory-credits.rst):
@@ -902,6 +929,9 @@ int rift_proto_io_desc_decode(const struct rift_io_limits *lim, const struct rif
 			      struct rift_rbuf *segs, u32 segs_cap);
 int rift_proto_rkey_encode(u16 chunk, u32 rkey, void *buf, size_t cap);
 int rift_proto_rkey_decode(const void *buf, size_t len, u16 chunk, u32 *rkey);
+int rift_proto_write_inv_encode(const struct rift_imm *imm, void *buf, size_t cap);
+int rift_proto_write_inv_decode(const void *buf, size_t len, u32 nr_chunks,
+				struct rift_imm *imm);
 u16 rift_proto_credit_floor(u16 queue_depth);
 bool rift_proto_credit_want_ok(u16 want, u16 queue_depth);
 int rift_proto_credit_encode(const struct rift_credit *c, u16 queue_depth,

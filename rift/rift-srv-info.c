@@ -226,6 +226,7 @@ static int rift_srv_path_send_info_rsp(struct rift_srv_path *path,
 		.type		= RIFT_INFO_RSP,
 		.version	= path->version,
 		.feat_accepted	= (path->always_inv ? RIFT_FEAT_ALWAYS_INVALIDATE : 0) |
+				  (path->remote_inv ? RIFT_FEAT_REMOTE_INV : 0) |
 				  (path->can_cancel ? RIFT_FEAT_CANCEL : 0) |
 				  (path->cancel_gen ? RIFT_FEAT_CANCEL_GEN : 0) |
 				  (path->credits ? RIFT_FEAT_CREDITS : 0) |
@@ -486,6 +487,14 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		feat |= RIFT_FEAT_ALWAYS_INVALIDATE;
 	}
 	/*
+	 * Remote invalidation qualifies always-invalidate, whether the client
+	 * asked for that or the server imposes it: accepted whenever both
+	 * hold, as it takes a local invalidate and its completion off every
+	 * write (the client pays one SEND more, an 8-byte inline packet).
+	 */
+	if ((feat & RIFT_FEAT_ALWAYS_INVALIDATE) && (req->feat_offered & RIFT_FEAT_REMOTE_INV))
+		feat |= RIFT_FEAT_REMOTE_INV;
+	/*
 	 * Admitted: only now does the path cost chunk memory.  Without
 	 * credits (an old client, or credit_floor 0) its whole queue depth,
 	 * as it always was; with them only the initial grant, below.
@@ -503,6 +512,7 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		return 0;
 	}
 	path->always_inv = feat & RIFT_FEAT_ALWAYS_INVALIDATE;
+	path->remote_inv = feat & RIFT_FEAT_REMOTE_INV;
 	path->can_cancel = feat & RIFT_FEAT_CANCEL;
 	path->cancel_gen = feat & RIFT_FEAT_CANCEL_GEN;
 	path->rsp_gen = feat & RIFT_FEAT_RSP_GEN;

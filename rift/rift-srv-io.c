@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Rift server: the IO path.  Requests arrive as RDMA WRITE WITH IMM into
- * a chunk; they are validated, handed to the ULP, and answered with an
- * immediate-only SEND, preceded for reads by RDMA WRITEs of the data into
- * the client's segments (rdma_rw).
+ * a chunk (with REMOTE_INV a write's immediate comes in the payload of a
+ * SEND WITH_INV that killed the chunk's key); they are validated, handed
+ * to the ULP, and answered with an immediate-only SEND, preceded for
+ * reads by RDMA WRITEs of the data into the client's segments (rdma_rw).
  *
  * Everything here runs in CQ (softirq) context or, for rift_srv_resp(),
  * in whatever context the ULP answers from.
@@ -535,11 +536,14 @@ static bool rift_srv_op_take(struct rift_srv_op *op)
 }
 
 /*
- * Validate a request and take the chunk's op for it.  Returns NULL after
- * failing the path if the client sent something it must not have.
+ * Validate a request and take the chunk's op for it.  @inv_rkey is the key
+ * a write's SEND WITH_INV invalidated (REMOTE_INV), NULL for a request
+ * that came as a WRITE WITH_IMM.  Returns NULL after failing the path if
+ * the client sent something it must not have.
  */
 static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
-					     const struct rift_imm *imm)
+					     const struct rift_imm *imm,
+					     const u32 *inv_rkey)
 {
 	struct rift_srv_path *path = con->path;
 	struct rift_srv_sess *sess = path->sess;
@@ -594,6 +598,22 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 			WRITE_ONCE(path->cr_last_rx, now);
 		if (!READ_ONCE(path->cr_ready))
 			WRITE_ONCE(path->cr_ready, true);
+	}
+	/*
+	 * REMOTE_INV: the SEND killed a key as it landed; it must be this
+	 * chunk's, or the chunk is still open to the client while its ULP
+	 * reads the data.  Read only now that the op is ours: the previous
+	 * answer's REG_MR set the key before it let BUSY go.  Whatever the
+	 * key broke (another chunk of this path; on a device that does not
+	 * hold remote invalidation to the QP's protection domain, as rxe,
+	 * any MR whose key the client guessed, see security.rst), the path
+	 * fails.
+	 */
+	if (inv_rkey && *inv_rkey != path->mrs[imm->chunk]->rkey) {
+		clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+		rift_srv_path_fail(path, "write in chunk %u invalidated key 0x%x, not its chunk's",
+				   imm->chunk, *inv_rkey);
+		return NULL;
 	}
 	chunk = path->chunks[imm->chunk];
 	dma = rift_srv_chunk_dma(path, imm->chunk);
@@ -664,6 +684,8 @@ static struct rift_srv_op *rift_srv_op_start(struct rift_srv_con *con,
 	} else {
 		this_cpu_inc(path->stats->base.reqs_write);
 		this_cpu_add(path->stats->base.bytes_write, req.data_len);
+		if (inv_rkey)
+			this_cpu_inc(path->stats->remote_invs);
 	}
 	return op;
 
@@ -791,12 +813,14 @@ static bool rift_srv_cancel(struct rift_srv_path *path, const struct rift_imm *i
 }
 
 static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
-				 __be32 imm_data)
+				 const struct ib_wc *wc)
 {
 	struct rift_srv_path *path = con->path;
 	enum rift_srv_path_state state = READ_ONCE(path->state);
+	const u32 *inv_rkey = NULL;
 	struct rift_srv_op *op = NULL;
 	struct rift_imm imm;
+	u32 len;
 
 	if (state != RIFT_SRV_PATH_CONNECTED) {
 		if (state == RIFT_SRV_PATH_CONNECTING)
@@ -805,10 +829,32 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 	}
 	/* Any traffic is a sign of life for the heartbeat. */
 	rift_hb_rx(&path->hb);
-	if (rift_imm_decode(imm_data, path->queue_depth, &imm)) {
-		rift_srv_path_fail(path, "malformed immediate data 0x%08x",
-				   be32_to_cpu(imm_data));
-		return;
+	if (wc->wc_flags & IB_WC_WITH_IMM) {
+		if (rift_imm_decode(wc->ex.imm_data, path->queue_depth, &imm)) {
+			rift_srv_path_fail(path, "malformed immediate data 0x%08x",
+					   be32_to_cpu(wc->ex.imm_data));
+			return;
+		}
+		/* One form per write: its key must die as it lands. */
+		if (imm.type == RIFT_IMM_WRITE && path->remote_inv) {
+			rift_srv_path_fail(path, "write request without remote invalidation");
+			return;
+		}
+	} else {
+		/* A SEND WITH_INV (the caller checked): a write, REMOTE_INV only. */
+		if (!path->remote_inv) {
+			rift_srv_path_fail(path, "remote invalidation without REMOTE_INV");
+			return;
+		}
+		len = min_t(u32, wc->byte_len, iu->size);
+		ib_dma_sync_single_for_cpu(path->ib_dev, iu->dma, len, DMA_FROM_DEVICE);
+		if (wc->opcode != IB_WC_RECV ||
+		    rift_proto_write_inv_decode(iu->buf, wc->byte_len, path->queue_depth, &imm)) {
+			rift_srv_path_fail(path,
+					   "malformed write request with remote invalidation");
+			return;
+		}
+		inv_rkey = &wc->ex.invalidate_rkey;
 	}
 	/*
 	 * A chunk not granted (memory credits) is not the client's to use:
@@ -824,7 +870,7 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 	switch (imm.type) {
 	case RIFT_IMM_WRITE:
 	case RIFT_IMM_READ:
-		op = rift_srv_op_start(con, &imm);
+		op = rift_srv_op_start(con, &imm, inv_rkey);
 		if (!op)
 			return;
 		break;
@@ -857,7 +903,8 @@ static void rift_srv_imm_arrived(struct rift_srv_con *con, struct rift_iu *iu,
 			rift_srv_resp(op, -ECONNRESET);
 		return;
 	}
-	if (op && path->always_inv && !op->inv_at_rsp)
+	/* A remote invalidation killed the key already (rift_srv_op_start()). */
+	if (op && path->always_inv && !op->inv_at_rsp && !inv_rkey)
 		rift_srv_op_invalidate(op);
 	else if (op)
 		rift_srv_op_deliver(op);
@@ -876,7 +923,8 @@ static void rift_srv_info_req_arrived(struct rift_srv_con *con, struct ib_wc *wc
 	unsigned long flags;
 	bool kick;
 
-	if (wc->opcode != IB_WC_RECV || (wc->wc_flags & IB_WC_WITH_IMM)) {
+	if (wc->opcode != IB_WC_RECV ||
+	    (wc->wc_flags & (IB_WC_WITH_IMM | IB_WC_WITH_INVALIDATE))) {
 		rift_srv_path_fail(path, "first message is not an INFO_REQ");
 		return;
 	}
@@ -912,10 +960,10 @@ void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rift_srv_info_req_arrived(con, wc);
 		return;
 	}
-	if (!(wc->wc_flags & IB_WC_WITH_IMM)) {
+	if (!(wc->wc_flags & (IB_WC_WITH_IMM | IB_WC_WITH_INVALIDATE))) {
 		rift_srv_path_fail(con->path, "connection %u: message without immediate data",
 				   con->idx);
 		return;
 	}
-	rift_srv_imm_arrived(con, iu, wc->ex.imm_data);
+	rift_srv_imm_arrived(con, iu, wc);
 }

@@ -14,6 +14,7 @@
 #include <linux/module.h>
 
 #include "rift-srv.h"
+#include "rift_trace.h"
 
 /* ------------------------------------------------------------------ */
 /* State machines                                                      */
@@ -207,6 +208,9 @@ void rift_srv_path_fail(struct rift_srv_path *path, const char *fmt, ...)
 		va_end(ap);
 		return;
 	}
+	/* Set once, by this caller: no one rewrites it under us. */
+	trace_rift_path_error("server", rift_srv_sess_label(path->sess), path->base.name,
+			      path->base.last_error);
 	vaf.fmt = fmt;
 	vaf.va = &ap;
 	rift_srv_peer_info("session %s, path %s: closing: %pV\n",

@@ -267,6 +267,7 @@ static struct rift_stat_attr rift_srv_stat_counters[] = {
 	RIFT_STAT_ATTR(credit_short, struct rift_srv_stats, credit_short),
 	RIFT_STAT_ATTR(revokes, struct rift_srv_stats, revokes),
 	RIFT_STAT_ATTR(reclaimed, struct rift_srv_stats, reclaimed),
+	RIFT_STAT_ATTR(remote_invs, struct rift_srv_stats, remote_invs),
 };
 
 static struct attribute *rift_srv_stats_attrs[] = {
@@ -281,6 +282,7 @@ static struct attribute *rift_srv_stats_attrs[] = {
 	&rift_srv_stat_counters[8].attr.attr,
 	&rift_srv_stat_counters[9].attr.attr,
 	&rift_srv_stat_counters[10].attr.attr,
+	&rift_srv_stat_counters[11].attr.attr,
 	NULL,
 };
 

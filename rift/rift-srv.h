@@ -321,6 +321,8 @@ struct rift_srv_con {
  *	rift-core's stats files find them
  * @rkey_rotations: chunk MRs invalidated and registered again under a new
  *	rkey (always-invalidate)
+ * @remote_invs: writes whose chunk key the client's SEND WITH_INV killed as
+ *	they landed (REMOTE_INV): the server invalidated none of those
  * @cancelled: requests answered after the client cancelled them
  * @cancels_stale: CANCELs ignored because they named an earlier request
  *	on the chunk than the one the server has (RIFT_FEAT_CANCEL_GEN)
@@ -343,6 +345,7 @@ struct rift_srv_con {
 struct rift_srv_stats {
 	struct rift_path_stats	base;
 	u64			rkey_rotations;
+	u64			remote_invs;
 	u64			writes_refused;
 	u64			cancelled;
 	u64			cancels_stale;
@@ -394,6 +397,8 @@ struct rift_srv_stats {
  * @sgs: per-chunk scatterlists mapped for @ib_dev
  * @mrs: per-chunk MRs
  * @always_inv: ALWAYS_INVALIDATE was accepted for this path instance
+ * @remote_inv: REMOTE_INV too: every write arrives as a SEND WITH_INV of
+ *	its chunk's key, nothing else does
  * @can_cancel: CANCEL was accepted for this path instance
  * @cancel_gen: CANCEL_GEN too: requests and CANCELs carry a generation
  * @rsp_gen: RSP_GEN was accepted: requests carry a generation and every
@@ -482,6 +487,7 @@ struct rift_srv_path {
 	struct ib_mr			**mrs;
 	u32				nr_mrs;
 	bool				always_inv;
+	bool				remote_inv;
 	bool				can_cancel;
 	bool				cancel_gen;
 	bool				rsp_gen;

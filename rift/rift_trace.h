@@ -59,6 +59,27 @@ TRACE_EVENT(rift_con_event,
 		      __entry->status)
 );
 
+/*
+ * Why a server path failed: its last_error as set, which, unlike the log
+ * line, is not rate-limited, so a peer's violation can be told from
+ * another however many came before (rift-peer's cases read it).
+ */
+TRACE_EVENT(rift_path_error,
+	    TP_PROTO(const char *role, const char *sess, const char *path,
+		     const char *reason),
+	    TP_ARGS(role, sess, path, reason),
+	    TP_STRUCT__entry(__string(role, role)
+			     __string(sess, sess)
+			     __string(path, path)
+			     __string(reason, reason)),
+	    TP_fast_assign(rift_assign_str(role, role);
+			   rift_assign_str(sess, sess);
+			   rift_assign_str(path, path);
+			   rift_assign_str(reason, reason);),
+	    TP_printk("%s %s/%s: %s", __get_str(role), __get_str(sess),
+		      __get_str(path), __get_str(reason))
+);
+
 TRACE_EVENT(rift_hb_tick,
 	    TP_PROTO(const char *role, const char *sess, const char *path,
 		     u32 missed, u32 late_ms),

@@ -10,12 +10,15 @@
 # The refusal breaks that connection; the path reconnects and IO goes on.
 # Then the session option turned off takes effect at the next reconnect,
 # and a server that imposes it (force_always_invalidate) gets it anyway.
+# Rift clients kill a write's key themselves as it lands (REMOTE_INV, a
+# SEND WITH_INV): every write of such a path is counted in the server's
+# remote_invs.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
 S=ai
 ktap_header
-ktap_plan 17
+ktap_plan 18
 
 CS=$RIFT_CLT_SYSFS/$S
 
@@ -50,10 +53,12 @@ ktap_check "two-path session connected" \
 	eval "rift_test_open $S 198.18.0.2@198.18.0.1 198.18.1.2@198.18.1.1 &&
 	      rift_wait_until 10 all_connected && echo 300 > $CS/hb_interval_ms &&
 	      echo 200 > $CS/reconnect_delay_ms && echo 1000 > $CS/reconnect_delay_max_ms"
-ktap_check "both paths run always-invalidate" \
+ktap_check "both paths run always-invalidate, with remote invalidation" \
 	eval "[ \$(cat $CS/always_invalidate) = 1 ] &&
 	      [ \$(cat $CS/paths/$RIFT_P0/always_invalidate) = 1 ] &&
-	      [ \$(cat $CS/paths/$RIFT_P1/always_invalidate) = 1 ]"
+	      [ \$(cat $CS/paths/$RIFT_P1/always_invalidate) = 1 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P0/remote_invalidate) = 1 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P1/remote_invalidate) = 1 ]"
 
 e0=$(rift_test_stat $S errors)
 q0=$(reqs)
@@ -70,6 +75,11 @@ ktap_info "requests posted $q (failed over: $(cat $CS/failed_over)), client rkey
 # whose every request was rotated.
 ktap_check "one rotation per request, counted on both ends" \
 	eval "[ $u = 2000 ] && [ $r = $sq ] && [ $r -gt 0 ]"
+ri=$(srv_sum remote_invs)
+sw=$(srv_sum reqs_write)
+ktap_info "server instances now: writes $sw, remotely invalidated $ri"
+ktap_check "every write's key killed by the client as it landed (remote_invs)" \
+	eval "[ $ri = $sw ] && [ $sw -gt 0 ]"
 
 rc0=$(sum_both reconnects)
 ktap_check "a write under a rotated-away rkey is refused" \
@@ -110,7 +120,9 @@ ktap_check "option off: paths renegotiate without it on reconnect" \
 	      echo 1 > $CS/paths/$RIFT_P0/reconnect && echo 1 > $CS/paths/$RIFT_P1/reconnect &&
 	      rift_wait_until 30 all_connected &&
 	      [ \$(cat $CS/paths/$RIFT_P0/always_invalidate) = 0 ] &&
-	      [ \$(cat $CS/paths/$RIFT_P1/always_invalidate) = 0 ]"
+	      [ \$(cat $CS/paths/$RIFT_P1/always_invalidate) = 0 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P0/remote_invalidate) = 0 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P1/remote_invalidate) = 0 ]"
 r1=$(srv_sum rkey_rotations)
 ktap_check "without it: verified IO, no rotations" \
 	eval "rift_test_io $S random 0 500 8 64 && [ \$(rift_test_stat $S errors) = $e0 ] &&
@@ -124,11 +136,14 @@ ktap_check "server imposes it (force_always_invalidate): paths reconnect with it
 	eval "echo 1 > $CS/paths/$RIFT_P0/reconnect && echo 1 > $CS/paths/$RIFT_P1/reconnect &&
 	      rift_wait_until 30 all_connected && [ \$(cat $CS/always_invalidate) = 0 ] &&
 	      [ \$(cat $CS/paths/$RIFT_P0/always_invalidate) = 1 ] &&
-	      [ \$(cat $CS/paths/$RIFT_P1/always_invalidate) = 1 ]"
-ktap_check "imposed: verified IO, one rotation per request" \
+	      [ \$(cat $CS/paths/$RIFT_P1/always_invalidate) = 1 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P0/remote_invalidate) = 1 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P1/remote_invalidate) = 1 ]"
+ktap_check "imposed: verified IO, one rotation per request, every write remotely invalidated" \
 	eval "rift_test_io $S random 0 500 8 65 && [ \$(rift_test_stat $S errors) = $e0 ] &&
 	      [ \$(srv_sum rkey_rotations) -gt 0 ] &&
-	      [ \$(srv_sum rkey_rotations) = \$((\$(srv_sum reqs_read) + \$(srv_sum reqs_write))) ]"
+	      [ \$(srv_sum rkey_rotations) = \$((\$(srv_sum reqs_read) + \$(srv_sum reqs_write))) ] &&
+	      [ \$(srv_sum remote_invs) = \$(srv_sum reqs_write) ]"
 echo 0 > $FAI
 
 ktap_check "session closes" rift_test_close $S

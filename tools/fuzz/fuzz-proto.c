@@ -132,7 +132,9 @@ static void fuzz_info(const u8 *data, size_t size)
 	if (info.type == RIFT_INFO_RSP) {
 		bool feat_bad = (info.feat_accepted & ~RIFT_FEAT_KNOWN) ||
 				((info.feat_accepted & RIFT_FEAT_CANCEL_GEN) &&
-				 !(info.feat_accepted & RIFT_FEAT_CANCEL));
+				 !(info.feat_accepted & RIFT_FEAT_CANCEL)) ||
+				((info.feat_accepted & RIFT_FEAT_REMOTE_INV) &&
+				 !(info.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE));
 
 		FUZZ_ASSERT(rift_info_rsp_check(&info, info.feat_accepted, NULL) ==
 			    (feat_bad ? -EBADMSG : 0));
@@ -325,6 +327,28 @@ static void fuzz_rkey(const u8 *data, size_t size)
 }
 
 /*
+ * A write's SEND_WITH_INV payload: what is accepted is a write of a chunk
+ * the path has, and encodes back to the same bytes.
+ */
+static void fuzz_write_inv(const u8 *data, size_t size)
+{
+	struct rift_imm imm;
+	u8 out[sizeof(struct rift_wire_write_inv)];
+	u16 nr;
+
+	if (size < FUZZ_WRITE_INV_PARAMS)
+		return;
+	nr = rd16(data);
+	if (rift_proto_write_inv_decode(data + 2, size - 2, nr, &imm))
+		return;
+	FUZZ_ASSERT(size - 2 == sizeof(struct rift_wire_write_inv));
+	FUZZ_ASSERT(imm.type == RIFT_IMM_WRITE);
+	FUZZ_ASSERT(imm.chunk < nr);
+	FUZZ_ASSERT(rift_proto_write_inv_encode(&imm, out, sizeof(out)) == sizeof(out));
+	FUZZ_ASSERT(!memcmp(out, data + 2, sizeof(out)));
+}
+
+/*
  * The client's view of the same payload: whatever its state, it never
  * accepts what the codec refuses, and accepting keeps its count equal to
  * the chunks it marks granted, within the id space.
@@ -424,6 +448,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case FUZZ_CREDIT:
 		fuzz_credit(data + 1, size - 1);
+		break;
+	case FUZZ_WRITE_INV:
+		fuzz_write_inv(data + 1, size - 1);
 		break;
 	}
 	return 0;

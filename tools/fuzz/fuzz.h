@@ -16,6 +16,7 @@ enum fuzz_target {
 	FUZZ_IMM,
 	FUZZ_RKEY,
 	FUZZ_CREDIT,
+	FUZZ_WRITE_INV,
 	FUZZ_NR,
 };
 
@@ -32,5 +33,7 @@ enum fuzz_target {
 #define FUZZ_RKEY_PARAMS	2
 /* FUZZ_CREDIT: 2 bytes queue depth (le16), then the CREDIT payload. */
 #define FUZZ_CREDIT_PARAMS	2
+/* FUZZ_WRITE_INV: 2 bytes nr_chunks (le16), then the SEND_WITH_INV payload. */
+#define FUZZ_WRITE_INV_PARAMS	2
 
 #endif /* _RIFT_FUZZ_H */

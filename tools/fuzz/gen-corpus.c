@@ -203,6 +203,15 @@ static void seed_rkey(void)
 	seed(FUZZ_RKEY, chunk, 2, buf, sizeof(struct rift_wire_rkey_msg));
 }
 
+static void seed_write_inv(void)
+{
+	struct rift_imm imm = { .type = RIFT_IMM_WRITE, .chunk = 9, .desc_off = 4096 };
+	u8 nr[2] = { 128, 0 };
+
+	must(rift_proto_write_inv_encode(&imm, buf, sizeof(buf)), "write_inv");
+	seed(FUZZ_WRITE_INV, nr, 2, buf, sizeof(struct rift_wire_write_inv));
+}
+
 static void seed_credit(void)
 {
 	static const struct rift_credit msgs[] = {
@@ -237,6 +246,7 @@ int main(int argc, char **argv)
 	seed_imm();
 	seed_rkey();
 	seed_credit();
+	seed_write_inv();
 	printf("gen-corpus: wrote %d seeds to %s\n", nr_seeds, dir);
 	return 0;
 }

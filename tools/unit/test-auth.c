@@ -220,8 +220,25 @@ static void test_feat_ai_capable(void)
 	CHECK_EQ(rift_proto_features_accept(RIFT_FEAT_AI_CAPABLE, ai | RIFT_FEAT_CANCEL), 0);
 }
 
+/* Remote invalidation qualifies always-invalidate: never without it. */
+static void test_feat_remote_inv(void)
+{
+	const u64 ai = RIFT_FEAT_ALWAYS_INVALIDATE, ri = RIFT_FEAT_REMOTE_INV;
+
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_AI_CAPABLE | ri, ai | ri), 0);
+	CHECK_EQ(rift_proto_features_check(ai | ri, ai | ri), 0);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_AI_CAPABLE | ri, ai), 0);
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_AI_CAPABLE | ri, ri), -EBADMSG);
+	/* Accepted only if offered. */
+	CHECK_EQ(rift_proto_features_check(RIFT_FEAT_AI_CAPABLE, ai | ri), -EBADMSG);
+	CHECK_EQ(rift_proto_features_accept(ai | ri, ~0ULL), ai | ri);
+	CHECK_EQ(rift_proto_features_accept(ri | RIFT_FEAT_CANCEL, ~0ULL), RIFT_FEAT_CANCEL);
+	CHECK_EQ(rift_proto_features_accept(ai | ri, ri), 0);
+}
+
 const struct unit_test unit_auth_tests[] = {
 	UNIT(test_feat_ai_capable),
+	UNIT(test_feat_remote_inv),
 	UNIT(test_auth_info_req),
 	UNIT(test_auth_tlv_lengths),
 	UNIT(test_auth_transcript),

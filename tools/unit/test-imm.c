@@ -437,6 +437,60 @@ static void test_rkey_msg(void)
 	CHECK_EQ(rift_proto_rkey_encode(RIFT_MAX_QUEUE_DEPTH, 1, buf, 16), -EINVAL);
 }
 
+static void test_write_inv(void)
+{
+	struct rift_imm w = { .type = RIFT_IMM_WRITE, .chunk = 300, .desc_off = 64 * 7 };
+	struct rift_imm r = { .type = RIFT_IMM_READ, .chunk = 3 };
+	struct rift_imm hb = { .type = RIFT_IMM_HB, .seq = 9 };
+	struct rift_imm got;
+	__be32 imm;
+	u8 buf[16];
+	size_t len;
+
+	memset(buf, 0xcc, sizeof(buf));
+	CHECK_EQ(rift_proto_write_inv_encode(&w, buf, sizeof(buf)), 8);
+	CHECK_EQ(rift_imm_encode(&w, &imm), 0);
+	/* The immediate as a WRITE WITH_IMM would carry it, network order. */
+	CHECK_EQ(memcmp(buf, &imm, 4), 0);
+	CHECK_EQ(get32(buf + 4), 0);
+	CHECK_EQ(buf[8], 0xcc);
+	CHECK_EQ(rift_proto_write_inv_decode(buf, 8, 301, &got), 0);
+	CHECK_EQ(got.type, RIFT_IMM_WRITE);
+	CHECK_EQ(got.chunk, 300);
+	CHECK_EQ(got.desc_off, 64 * 7);
+	/* Exactly the struct: neither short nor long. */
+	for (len = 0; len < sizeof(buf); len++)
+		if (len != 8)
+			CHECK_EQ(rift_proto_write_inv_decode(buf, len, 301, &got), -EBADMSG);
+	CHECK_EQ(rift_proto_write_inv_decode(NULL, 8, 301, &got), -EBADMSG);
+	/* A chunk the path does not have, a bad queue depth. */
+	CHECK_EQ(rift_proto_write_inv_decode(buf, 8, 300, &got), -EBADMSG);
+	CHECK_EQ(got.type, 0);
+	CHECK_EQ(rift_proto_write_inv_decode(buf, 8, 0, &got), -EINVAL);
+	CHECK_EQ(rift_proto_write_inv_decode(buf, 8, RIFT_MAX_QUEUE_DEPTH + 1, &got), -EINVAL);
+	/* Reserved bytes must be zero. */
+	buf[7] = 1;
+	CHECK_EQ(rift_proto_write_inv_decode(buf, 8, 301, &got), -EBADMSG);
+	CHECK_EQ(got.chunk, 0);
+	buf[7] = 0;
+	/* Only a write comes this way. */
+	CHECK_EQ(rift_imm_encode(&r, &imm), 0);
+	memcpy(buf, &imm, 4);
+	CHECK_EQ(rift_proto_write_inv_decode(buf, 8, 301, &got), -EBADMSG);
+	CHECK_EQ(got.type, 0);
+	CHECK_EQ(rift_imm_encode(&hb, &imm), 0);
+	memcpy(buf, &imm, 4);
+	CHECK_EQ(rift_proto_write_inv_decode(buf, 8, 301, &got), -EBADMSG);
+	memset(buf, 0, 8);
+	CHECK_EQ(rift_proto_write_inv_decode(buf, 8, 301, &got), -EBADMSG);
+	/* The encoder refuses what the decoder would. */
+	CHECK_EQ(rift_proto_write_inv_encode(&r, buf, sizeof(buf)), -EINVAL);
+	CHECK_EQ(rift_proto_write_inv_encode(&hb, buf, sizeof(buf)), -EINVAL);
+	CHECK_EQ(rift_proto_write_inv_encode(&w, buf, 7), -EMSGSIZE);
+	w.chunk = RIFT_MAX_QUEUE_DEPTH;
+	CHECK_EQ(rift_proto_write_inv_encode(&w, buf, sizeof(buf)), -EINVAL);
+}
+
 const struct unit_test unit_imm_tests[] = {
 	UNIT(test_cancel_gen),
 	UNIT(test_imm_layout),
@@ -446,6 +500,7 @@ const struct unit_test unit_imm_tests[] = {
 	UNIT(test_imm_decode_bad),
 	UNIT(test_imm_random),
 	UNIT(test_rkey_msg),
+	UNIT(test_write_inv),
 	UNIT(test_rsp_gen),
 	{ NULL, NULL }
 };
