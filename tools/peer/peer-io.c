@@ -173,11 +173,9 @@ bool case_write_read(const struct peer_case *tc)
 }
 
 /* A path of one connection with always-invalidate. */
-static bool path_up_ai(struct path *p)
+bool path_up_ai(struct path *p)
 {
-	path_init(p, 1, 1);
-	p->feat = RIFT_FEAT_ALWAYS_INVALIDATE;
-	return path_connect(p, 0) && path_info(p) &&
+	return path_up_feat(p, RIFT_FEAT_ALWAYS_INVALIDATE) &&
 	       EXPECT(p->info.feat_accepted & RIFT_FEAT_ALWAYS_INVALIDATE,
 		      "always-invalidate not accepted");
 }
@@ -186,8 +184,8 @@ static bool path_up_ai(struct path *p)
 #define REUSE_ROUNDS		1000
 
 /* The next RSP_RKEY on @c, with its new key; answers heartbeats. */
-static bool recv_rsp_rkey(const struct path *p, struct peer_conn *c, struct rift_imm *imm,
-			  u32 *rkey)
+bool recv_rsp_rkey(const struct path *p, struct peer_conn *c, struct rift_imm *imm,
+		   u32 *rkey)
 {
 	struct rift_imm ack = { .type = RIFT_IMM_HB_ACK };
 	struct peer_recv r;
@@ -596,7 +594,7 @@ bool case_write_bad_rkey(const struct peer_case *tc)
  * Any other end, the server closing the connection for what our write
  * left in our own chunk, for one, means the write was let in.
  */
-static bool expect_write_refused(struct peer_conn *c)
+bool expect_write_refused(struct peer_conn *c)
 {
 	struct peer_recv r;
 	int err = peer_recv(c, QUIET_MS * 5, &r);

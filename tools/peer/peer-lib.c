@@ -372,11 +372,21 @@ bool path_info(struct path *p)
 	return EXPECT(!err, "INFO_RSP disagrees with CON_RSP or the request: %d", err);
 }
 
+/*
+ * A session with one path of one connection offering the features @feat,
+ * ready for IO; what the server accepted is in @p->info.feat_accepted.
+ */
+bool path_up_feat(struct path *p, u64 feat)
+{
+	path_init(p, 1, 1);
+	p->feat = feat;
+	return path_connect(p, 0) && path_info(p);
+}
+
 /* A session with one path of one connection, ready for IO. */
 bool path_up(struct path *p)
 {
-	path_init(p, 1, 1);
-	return path_connect(p, 0) && path_info(p);
+	return path_up_feat(p, 0);
 }
 
 /* The server must close @c on its own within the time limit. */
@@ -396,6 +406,60 @@ bool expect_closed_within(struct peer_conn *c, int ms)
 bool expect_closed(struct peer_conn *c)
 {
 	return expect_closed_within(c, peer_timeout_ms);
+}
+
+#define PATH_ERROR_EVENT	"/sys/kernel/tracing/events/rift/rift_path_error/enable"
+#define TRACE_FILE		"/sys/kernel/tracing/trace"
+
+/*
+ * Turn on rift-core's rift_path_error tracepoint, which records why the
+ * server failed a path: its log line is rate-limited and cannot tell one
+ * case's reason reliably after a burst of others.  Idempotent.
+ */
+bool srv_reasons_on(void)
+{
+	FILE *f = fopen(PATH_ERROR_EVENT, "w");
+	bool ok = f && fputs("1", f) >= 0;
+
+	if (f && fclose(f))
+		ok = false;
+	return EXPECT(ok, "cannot enable %s: %s", PATH_ERROR_EVENT, strerror(errno));
+}
+
+/* Whether the trace holds a server path error of session @sess naming @reason. */
+static bool srv_reason_seen(const char *sess, const char *reason)
+{
+	char line[1024], who[160];
+	bool seen = false;
+	FILE *f = fopen(TRACE_FILE, "r");
+
+	if (!f)
+		return false;
+	snprintf(who, sizeof(who), " server %s/", sess);
+	while (!seen && fgets(line, sizeof(line), f))
+		seen = strstr(line, "rift_path_error:") && strstr(line, who) &&
+		       strstr(line, reason);
+	fclose(f);
+	return seen;
+}
+
+/*
+ * The server must close @p's connection @c, and for @reason (a part of
+ * its last_error): a path closed for another cause (the device refusing
+ * something later, heartbeats) does not pass.  srv_reasons_on() first.
+ */
+bool expect_closed_for(const struct path *p, struct peer_conn *c, const char *reason)
+{
+	long long until;
+
+	if (!expect_closed(c))
+		return false;
+	/* The close reaches us after the server's fail, which traced first. */
+	until = now_ms() + 2000;
+	while (!srv_reason_seen(p->name, reason) && now_ms() < until)
+		usleep(20000);
+	return EXPECT(srv_reason_seen(p->name, reason),
+		      "closed, but the server's reason is not \"%s\"", reason);
 }
 
 /* Send @msg as INFO_REQ: INFO_RSP must refuse it with @status, then close. */
@@ -538,6 +602,52 @@ bool io_post(const struct path *p, struct peer_conn *c, const struct io *io)
 }
 
 /*
+ * The SEND WITH_INV a well-behaved client ends the write @io with under
+ * REMOTE_INV: its immediate as the payload, its chunk's current key.  A
+ * case may break *@inv before io_post_inv_raw() sends it.
+ */
+bool io_inv_init(const struct path *p, const struct io *io, struct io_inv *inv)
+{
+	int len = rift_proto_write_inv_encode(&io->imm, inv->msg, sizeof(inv->msg));
+
+	inv->len = len;
+	inv->rkey = p->chunks[io->imm.chunk].rkey;
+	return EXPECT(len == sizeof(inv->msg), "cannot encode the SEND WITH_INV payload: %d",
+		      len);
+}
+
+/*
+ * Post the write @io the REMOTE_INV way: its payload (at the chunk's
+ * start) and then its ULP header and descriptor as plain RDMA WRITEs
+ * under the chunk's key, then @inv as a SEND WITH_INV.  One QP executes
+ * them in that order, so the SEND lands last, as a kernel client's does.
+ */
+bool io_post_inv_raw(const struct path *p, struct peer_conn *c, const struct io *io,
+		     const struct io_inv *inv)
+{
+	const struct rift_rbuf *chunk = &p->chunks[io->imm.chunk];
+	u32 hdr = io->req.usr_off;
+	int err = 0;
+
+	if (hdr)
+		err = peer_write(c, io->img, hdr, chunk->addr, chunk->rkey);
+	if (!err)
+		err = peer_write(c, io->img + hdr, io->len - hdr, chunk->addr + hdr,
+				 chunk->rkey);
+	if (!err)
+		err = peer_send_inv(c, inv->msg, inv->len, inv->rkey);
+	return EXPECT(!err, "cannot post the request: %s", peer_conn_error(c));
+}
+
+/* Post the write @io the REMOTE_INV way, as a well-behaved client would. */
+bool io_post_inv(const struct path *p, struct peer_conn *c, const struct io *io)
+{
+	struct io_inv inv;
+
+	return io_inv_init(p, io, &inv) && io_post_inv_raw(p, c, io, &inv);
+}
+
+/*
  * Post a write of @len bytes at @off of rift-test's store through @chunk,
  * its descriptor carrying generation @gen; the answer is left to the case.
  */
@@ -597,6 +707,26 @@ unsigned long long get_param(const char *mod, const char *name, unsigned long lo
 		v = dflt;
 	fclose(f);
 	return v;
+}
+
+/* A bool module parameter (Y or N); @dflt if it cannot be read. */
+bool get_bool_param(const char *mod, const char *name, bool dflt)
+{
+	char path[160];
+	int c;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", mod, name);
+	f = fopen(path, "r");
+	if (!f)
+		return dflt;
+	c = fgetc(f);
+	fclose(f);
+	if (c == 'Y' || c == '1')
+		return true;
+	if (c == 'N' || c == '0')
+		return false;
+	return dflt;
 }
 
 /*

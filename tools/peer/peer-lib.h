@@ -68,6 +68,19 @@ struct io {
 };
 
 /**
+ * struct io_inv - the SEND WITH_INV that ends a write with REMOTE_INV
+ * @msg: its payload, a struct rift_wire_write_inv unless a case breaks it
+ * @len: bytes of @msg sent (a case may send fewer)
+ * @rkey: the key it invalidates on the server, its chunk's current one
+ *	unless a case names another
+ */
+struct io_inv {
+	u8	msg[sizeof(struct rift_wire_write_inv)];
+	u32	len;
+	u32	rkey;
+};
+
+/**
  * struct peer_case - one test point
  * @name: KTAP name, also the command line name
  * @run: the test; true if the server answered as expected
@@ -143,9 +156,12 @@ int info_req_encode_feat(const char *name, const char *host, const u8 *proof,
 bool send_msg(struct peer_conn *c, const void *msg, size_t len);
 bool info_recv(struct path *p, struct peer_conn *c);
 bool path_info(struct path *p);
+bool path_up_feat(struct path *p, u64 feat);
 bool path_up(struct path *p);
 bool expect_closed_within(struct peer_conn *c, int ms);
 bool expect_closed(struct peer_conn *c);
+bool srv_reasons_on(void);
+bool expect_closed_for(const struct path *p, struct peer_conn *c, const char *reason);
 bool expect_info_refusal(struct path *p, const void *msg, size_t len,
 			 int status);
 
@@ -163,10 +179,15 @@ bool io_build(const struct path *p, struct io *io, u8 dir, u16 chunk,
 bool io_post_raw(const struct path *p, struct peer_conn *c, const struct io *io,
 		 __be32 imm);
 bool io_post(const struct path *p, struct peer_conn *c, const struct io *io);
+bool io_inv_init(const struct path *p, const struct io *io, struct io_inv *inv);
+bool io_post_inv_raw(const struct path *p, struct peer_conn *c, const struct io *io,
+		     const struct io_inv *inv);
+bool io_post_inv(const struct path *p, struct peer_conn *c, const struct io *io);
 bool test_write_post(const struct path *p, struct peer_conn *c, u16 chunk, u16 gen,
 		     u64 off, const void *data, u32 len);
 bool set_param(const char *mod, const char *name, unsigned long long v);
 unsigned long long get_param(const char *mod, const char *name, unsigned long long dflt);
+bool get_bool_param(const char *mod, const char *name, bool dflt);
 long long srv_path_stat(const struct path *p, const char *stat);
 bool io_wait(const struct path *p, struct peer_conn *c, u16 chunk, int *err);
 void test_hdr_init(struct test_hdr *h, u64 off, u32 len);

@@ -499,6 +499,25 @@ int peer_write_imm(struct peer_conn *c, const void *data, size_t len,
 }
 
 /**
+ * peer_send_inv() - post a SEND WITH_INV
+ * @c: connection
+ * @msg: payload (may be NULL if @len is 0)
+ * @len: payload length, at most %PEER_TX_MAX
+ * @rkey: remote key the server's device is to invalidate as the SEND lands
+ *
+ * Return: 0 or a negative errno.
+ */
+int peer_send_inv(struct peer_conn *c, const void *msg, size_t len, uint32_t rkey)
+{
+	struct ibv_send_wr wr = {
+		.opcode			= IBV_WR_SEND_WITH_INV,
+		.invalidate_rkey	= rkey,
+	};
+
+	return peer_post_send(c, &wr, msg, len);
+}
+
+/**
  * peer_recv() - wait for the next received message
  * @c: connection
  * @timeout_ms: limit

@@ -90,6 +90,7 @@ int peer_send(struct peer_conn *c, const void *msg, size_t len,
 	      const uint32_t *imm);
 int peer_write_imm(struct peer_conn *c, const void *data, size_t len,
 		   uint64_t raddr, uint32_t rkey, uint32_t imm);
+int peer_send_inv(struct peer_conn *c, const void *msg, size_t len, uint32_t rkey);
 int peer_recv(struct peer_conn *c, int timeout_ms, struct peer_recv *r);
 enum peer_outcome peer_wait_closed(struct peer_conn *c, int timeout_ms);
 

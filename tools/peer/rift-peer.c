@@ -16,8 +16,9 @@
  *
  * This file is the driver: the case table, the options and main().  The
  * cases are in peer-con.c (a session being set up: CON_REQ and CON_RSP,
- * the INFO exchange, host admission and authentication) and peer-io.c
- * (heartbeats and IO on a session that is up), declared in rift-peer.h;
+ * the INFO exchange, host admission and authentication), peer-io.c
+ * (heartbeats and IO on a session that is up), peer-credit.c (memory
+ * credits) and peer-rinv.c (remote invalidation), declared in rift-peer.h;
  * the protocol helpers they are built from are in peer-lib.c, the verbs
  * glue in peer-rdma.c.
  *
@@ -166,6 +167,13 @@ static const struct peer_case cases[] = {
 	CASE("read_bad_rkey",			case_read_bad_rkey),
 	CASE("cross_session_rkey",		case_cross_session_rkey),
 	CASE("ai_read_open",			case_ai_read_open),
+	CASE("rinv_write",			case_rinv_write),
+	CASE("rinv_write_imm",			case_rinv_write_imm),
+	CASE("rinv_wrong_key",			case_rinv_wrong_key),
+	CASE("rinv_bad_payload",		case_rinv_bad_payload),
+	CASE("rinv_unnegotiated",		case_rinv_unnegotiated),
+	CASE("rinv_no_ai",			case_rinv_no_ai),
+	CASE("rinv_not_without_ai",		case_rinv_not_without_ai),
 	CASE("chunk_addrs_opaque",		case_chunk_addrs_opaque),
 	CASE("silent_peer",			case_silent_peer),
 	CASE("credit_grow",			case_credit_grow),

@@ -8,8 +8,10 @@
  * The cases by concern: peer-con.c, a session being set up (CON_REQ and
  * CON_RSP, reconnect generations, the INFO exchange, host admission and
  * authentication, the flood); peer-io.c, heartbeats and IO (immediates,
- * RDMA reads and writes, descriptors, chunk reuse, CANCEL, keys); with -B
- * the riftblk ones of peer-blk.c (declared in peer-lib.h).
+ * RDMA reads and writes, descriptors, chunk reuse, CANCEL, keys);
+ * peer-credit.c, memory credits; peer-rinv.c, writes whose key the client
+ * invalidates itself (REMOTE_INV); with -B the riftblk ones of peer-blk.c
+ * (declared in peer-lib.h).
  */
 #ifndef _RIFT_PEER_H
 #define _RIFT_PEER_H
@@ -138,6 +140,12 @@ bool case_write_read(const struct peer_case *tc);
 bool case_chunk_reuse_ai(const struct peer_case *tc);
 bool case_ai_read_open(const struct peer_case *tc);
 
+/* peer-io.c's always-invalidate helpers, which peer-rinv.c uses too. */
+bool path_up_ai(struct path *p);
+bool recv_rsp_rkey(const struct path *p, struct peer_conn *c, struct rift_imm *imm,
+		   u32 *rkey);
+bool expect_write_refused(struct peer_conn *c);
+
 /* Variants of case_cancel_stale, its table entries' arg. */
 enum {
 	CANCEL_WITH_GEN,
@@ -211,5 +219,17 @@ bool case_credit_revoke(const struct peer_case *tc);
 bool case_credit_pool_enospc(const struct peer_case *tc);
 bool case_credit_reclaim_after_answer(const struct peer_case *tc);
 bool case_credit_rel_race(const struct peer_case *tc);
+
+/* ------------------------------------------------------------------ */
+/* peer-rinv.c: remote invalidation (REMOTE_INV)                       */
+/* ------------------------------------------------------------------ */
+
+bool case_rinv_write(const struct peer_case *tc);
+bool case_rinv_write_imm(const struct peer_case *tc);
+bool case_rinv_wrong_key(const struct peer_case *tc);
+bool case_rinv_bad_payload(const struct peer_case *tc);
+bool case_rinv_unnegotiated(const struct peer_case *tc);
+bool case_rinv_no_ai(const struct peer_case *tc);
+bool case_rinv_not_without_ai(const struct peer_case *tc);
 
 #endif /* _RIFT_PEER_H */

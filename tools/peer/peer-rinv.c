@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rift-peer's cases of remote invalidation (REMOTE_INV, which qualifies
+ * always-invalidate): a write whose chunk key the peer kills itself, with
+ * a SEND WITH_INV behind the write's data and header, and every way of
+ * getting that wrong that the server must close the path for (a write as
+ * a WRITE WITH_IMM, another chunk's key, a payload that is not the exact
+ * struct, the SEND on a path that did not negotiate it), and the feature
+ * never accepted without always-invalidate.  The driver and its table are
+ * in rift-peer.c.
+ */
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rift-peer.h"
+
+/* A store offset of their own. */
+#define RINV_OFF		0x200000ULL
+
+/* A path of one connection offering always-invalidate and REMOTE_INV: both accepted. */
+static bool path_up_rinv(struct path *p)
+{
+	const u64 want = RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_REMOTE_INV;
+
+	return path_up_feat(p, want) &&
+	       EXPECT((p->info.feat_accepted & want) == want,
+		      "features %#llx accepted, %#llx offered",
+		      (unsigned long long)p->info.feat_accepted, (unsigned long long)want);
+}
+
+/* Lay out in @io a write of @len bytes of @data at RINV_OFF through @chunk. */
+static bool rinv_build(const struct path *p, struct io *io, u16 chunk, const u8 *data,
+		       u32 len)
+{
+	struct test_hdr h;
+
+	test_hdr_init(&h, RINV_OFF, len);
+	return io_build(p, io, RIFT_IO_WRITE, chunk, data, len, &h, sizeof(h), NULL, 0);
+}
+
+/* The server counted @want writes whose key the peer killed, no more. */
+static bool expect_remote_invs(const struct path *p, long long want)
+{
+	long long got = srv_path_stat(p, "remote_invs");
+
+	return EXPECT(got == want, "remote_invs %lld, expected %lld", got, want);
+}
+
+/*
+ * Read back through chunk 0, under its key @rkey, the @len bytes of
+ * @data written at RINV_OFF: a WRITE WITH_IMM (reads are unchanged by
+ * REMOTE_INV), answered with chunk 0's next key.  The read region is
+ * cleared first (test_read_post()), so matching data came from the store.
+ */
+static bool rinv_read_back(struct path *p, u32 rkey, const u8 *data, u32 len)
+{
+	struct rift_imm rsp;
+	const u8 *back;
+	u32 next;
+
+	p->chunks[0].rkey = rkey;
+	return test_read_post(p, p->con[0], 0, RINV_OFF, len, 1, &back) &&
+	       recv_rsp_rkey(p, p->con[0], &rsp, &next) &&
+	       EXPECT(rsp.chunk == 0, "answer for chunk %u, expected 0", rsp.chunk) &&
+	       expect_errno(rsp.err, 0, "read under the write's new key") &&
+	       EXPECT(!memcmp(back, data, len), "the read returned other data");
+}
+
+/*
+ * The feature at work: a 4 KiB write sent the REMOTE_INV way is answered
+ * with RSP_RKEY, errno 0 and a new key, and counted in the path's
+ * remote_invs (the read after it is not).  Its data reads back under the
+ * new key, so the server registered the chunk again after the peer's
+ * SEND killed it.  The key that SEND killed stays dead: an RDMA WRITE
+ * under it is refused by the server's device.
+ */
+bool case_rinv_write(const struct peer_case *tc)
+{
+	u8 data[4096], junk[8];
+	struct rift_imm rsp;
+	struct path p;
+	struct io io;
+	u32 old, rkey;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 101);
+	memset(junk, 0x5a, sizeof(junk));
+	ok = path_up_rinv(&p) && rinv_build(&p, &io, 0, data, sizeof(data)) &&
+	     io_post_inv(&p, p.con[0], &io) && recv_rsp_rkey(&p, p.con[0], &rsp, &rkey) &&
+	     EXPECT(rsp.chunk == 0, "answer for chunk %u, expected 0", rsp.chunk) &&
+	     expect_errno(rsp.err, 0, "write with remote invalidation");
+	/* The key the write's SEND killed, before the read back replaces it. */
+	old = p.chunks[0].rkey;
+	ok = ok && rinv_read_back(&p, rkey, data, sizeof(data)) && expect_remote_invs(&p, 1) &&
+	     EXPECT(!peer_write(p.con[0], junk, sizeof(junk), p.chunks[0].addr, old),
+		    "cannot post: %s", peer_conn_error(p.con[0])) &&
+	     expect_write_refused(p.con[0]);
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * With REMOTE_INV accepted a write has one form only: sent as a WRITE
+ * WITH_IMM, as without the feature, its key would stay open to the peer
+ * while the ULP reads the data (the server no longer invalidates a
+ * write's key itself).  The server closes the path.
+ */
+bool case_rinv_write_imm(const struct peer_case *tc)
+{
+	u8 data[512];
+	struct path p;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 102);
+	ok = srv_reasons_on() && path_up_rinv(&p) &&
+	     test_write_post(&p, p.con[0], 0, 0, RINV_OFF, data, sizeof(data)) &&
+	     expect_closed_for(&p, p.con[0], "write request without remote invalidation");
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * A write into chunk 0 whose SEND WITH_INV kills chunk 1's current key
+ * instead: chunk 0's key would stay open to the peer while the ULP reads
+ * the data, and chunk 1 is broken.  The server closes the path.
+ */
+bool case_rinv_wrong_key(const struct peer_case *tc)
+{
+	struct io_inv inv;
+	u8 data[512];
+	struct path p;
+	struct io io;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 103);
+	ok = srv_reasons_on() && path_up_rinv(&p) &&
+	     EXPECT(p.info.queue_depth > 1, "queue depth %u: no chunk 1", p.info.queue_depth) &&
+	     rinv_build(&p, &io, 0, data, sizeof(data)) && io_inv_init(&p, &io, &inv);
+	if (ok) {
+		inv.rkey = p.chunks[1].rkey;
+		ok = io_post_inv_raw(&p, p.con[0], &io, &inv) &&
+		     expect_closed_for(&p, p.con[0], "not its chunk's");
+	}
+	path_down(&p);
+	return ok;
+}
+
+/* How rinv_bad_payload breaks a write's SEND WITH_INV payload. */
+enum rinv_bad {
+	RINV_SHORT,
+	RINV_RESERVED,
+	RINV_READ_IMM,
+	RINV_NR_BAD,
+};
+
+static const char * const rinv_bad_what[RINV_NR_BAD] = {
+	[RINV_SHORT]	= "4-byte payload, the immediate alone",
+	[RINV_RESERVED]	= "reserved field 1",
+	[RINV_READ_IMM]	= "a READ's immediate",
+};
+
+/* Break @inv, the SEND WITH_INV of the write @io, as @how says. */
+static bool rinv_break(const struct io *io, struct io_inv *inv, enum rinv_bad how)
+{
+	struct rift_imm rd = io->imm;
+	__be32 v;
+
+	switch (how) {
+	case RINV_SHORT:
+		inv->len = sizeof(v);
+		return true;
+	case RINV_RESERVED:
+		put_le32(inv->msg + offsetof(struct rift_wire_write_inv, reserved), 1);
+		return true;
+	default:
+		/* RINV_READ_IMM: the codec's encoder refuses it, so by hand. */
+		rd.type = RIFT_IMM_READ;
+		if (!EXPECT(!rift_imm_encode(&rd, &v), "cannot encode a READ immediate"))
+			return false;
+		memcpy(inv->msg + offsetof(struct rift_wire_write_inv, imm), &v, sizeof(v));
+		return true;
+	}
+}
+
+/*
+ * The SEND WITH_INV's payload must be exactly struct rift_wire_write_inv
+ * with reserved zero and a valid WRITE immediate: the server cannot tell
+ * what a shorter one means, reserved bits are for a later version to
+ * give a meaning, and only writes come this way (a read's key is the
+ * server's to kill, at its answer).  Each breakage, on a path of its own
+ * with everything else right (chunk 0's own key), closes the path.
+ */
+bool case_rinv_bad_payload(const struct peer_case *tc)
+{
+	struct io_inv inv;
+	u8 data[512];
+	struct path p;
+	struct io io;
+	bool ok = true;
+	int how;
+
+	(void)tc;
+	pattern(data, sizeof(data), 104);
+	ok = srv_reasons_on();
+	for (how = 0; ok && how < RINV_NR_BAD; how++) {
+		diag("%s", rinv_bad_what[how]);
+		ok = path_up_rinv(&p) && rinv_build(&p, &io, 0, data, sizeof(data)) &&
+		     io_inv_init(&p, &io, &inv) && rinv_break(&io, &inv, how) &&
+		     io_post_inv_raw(&p, p.con[0], &io, &inv) &&
+		     expect_closed_for(&p, p.con[0],
+				       "malformed write request with remote invalidation");
+		path_down(&p);
+	}
+	return ok;
+}
+
+/*
+ * A well-formed REMOTE_INV write on an always-invalidate path that did
+ * not offer REMOTE_INV (so it is not accepted): the server's device
+ * killed a key behind the server's back, outside the protocol the path
+ * runs.  The server closes the path.
+ */
+bool case_rinv_unnegotiated(const struct peer_case *tc)
+{
+	u8 data[512];
+	struct path p;
+	struct io io;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 105);
+	ok = srv_reasons_on() && path_up_ai(&p) &&
+	     EXPECT(!(p.info.feat_accepted & RIFT_FEAT_REMOTE_INV),
+		    "REMOTE_INV accepted, not offered") &&
+	     rinv_build(&p, &io, 0, data, sizeof(data)) && io_post_inv(&p, p.con[0], &io) &&
+	     expect_closed_for(&p, p.con[0], "remote invalidation without REMOTE_INV");
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * The same on a path without always-invalidate, whose chunks have no
+ * per-chunk MRs on the server: the SEND must be refused before anything
+ * looks a chunk's MR up (a NULL dereference from the network otherwise).
+ * The server closes the path.
+ */
+bool case_rinv_no_ai(const struct peer_case *tc)
+{
+	u8 data[512];
+	struct path p;
+	struct io io;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 107);
+	ok = srv_reasons_on() && path_up(&p) &&
+	     EXPECT(!(p.info.feat_accepted & (RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_REMOTE_INV)),
+		    "features %#llx accepted, none offered",
+		    (unsigned long long)p.info.feat_accepted) &&
+	     rinv_build(&p, &io, 0, data, sizeof(data)) && io_post_inv(&p, p.con[0], &io) &&
+	     expect_closed_for(&p, p.con[0], "remote invalidation without REMOTE_INV");
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * REMOTE_INV only qualifies always-invalidate: offered alone, or with
+ * AI_CAPABLE to a server that does not impose always-invalidate
+ * (force_always_invalidate 0, hostile_peer.sh's default), neither is
+ * accepted, and a write goes the usual way: a WRITE WITH_IMM answered
+ * with a plain RSP (io_wait() takes nothing else) and errno 0.
+ */
+bool case_rinv_not_without_ai(const struct peer_case *tc)
+{
+	static const u64 offers[] = {
+		RIFT_FEAT_REMOTE_INV,
+		RIFT_FEAT_AI_CAPABLE | RIFT_FEAT_REMOTE_INV,
+	};
+	const u64 ai = RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_REMOTE_INV;
+	u8 data[512];
+	struct path p;
+	bool ok;
+	size_t i;
+	int err;
+
+	(void)tc;
+	pattern(data, sizeof(data), 106);
+	ok = EXPECT(!get_bool_param("rift_server", "force_always_invalidate", true),
+		    "the server imposes always-invalidate (force_always_invalidate)");
+	for (i = 0; ok && i < ARRAY_SIZE(offers); i++) {
+		ok = path_up_feat(&p, offers[i]) &&
+		     EXPECT(!(p.info.feat_accepted & ai), "features %#llx accepted, %#llx offered",
+			    (unsigned long long)p.info.feat_accepted,
+			    (unsigned long long)offers[i]) &&
+		     test_write(&p, p.con[0], 0, RINV_OFF, data, sizeof(data), &err) &&
+		     expect_errno(err, 0, "write without REMOTE_INV");
+		path_down(&p);
+	}
+	return ok;
+}
