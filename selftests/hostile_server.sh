@@ -99,6 +99,7 @@ INFO_CASES=(
 	"info_qd|INFO_RSP disagrees with CON_RSP: 7 chunks"
 	"info_chunk_size|INFO_RSP disagrees with CON_RSP: 8 chunks of 40960"
 	"info_feat|INFO_RSP accepts features 0x2"
+	"info_rinv|INFO_RSP accepts features 0x40, offered"
 	"info_table|INFO_RSP from server does not parse: -EBADMSG"
 	"con_rsp_differs|CON_RSP of connection 1 differs from connection 0.s"
 )

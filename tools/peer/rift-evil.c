@@ -32,6 +32,8 @@
  *   info_qd         INFO_RSP queue depth differs from CON_RSP's
  *   info_chunk_size INFO_RSP chunk size differs from CON_RSP's
  *   info_feat       INFO_RSP accepts a feature bit nobody knows
+ *   info_rinv       INFO_RSP accepts REMOTE_INV (offered) alone, without
+ *                   the always-invalidate it qualifies
  *   info_table      a chunk table entry shorter than the chunk size
  *   con_rsp_differs the CON_RSP of connection 1 grants another chunk
  *                   size than connection 0's
@@ -142,7 +144,7 @@ enum evil_case {
 	C_NONE, C_FORGED_IDLE, C_FORGED_RANGE, C_ERRNO_RANGE, C_DUP_RSP,
 	C_WRONG_CON, C_LATE_RSP, C_RKEY_NOAI, C_RKEY_CHUNK, C_RKEY_BOGUS,
 	C_RKEY_MISSING, C_READ_OVERRUN, C_INFO_QD, C_INFO_CHUNK_SIZE,
-	C_INFO_FEAT, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
+	C_INFO_FEAT, C_INFO_RINV, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
 	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_RSP_GEN, C_LATE_RSP_GEN, C_LATE_RSP_CON,
 	C_CR_MALFORMED, C_CR_UNKNOWN,
 	C_CR_TWICE, C_CR_COUNT, C_CR_UNSOLICITED, C_CR_FLOOR, C_CR_RSP_UNGRANTED,
@@ -154,7 +156,7 @@ static const char * const case_names[C_NR] = {
 	"none", "forged_idle", "forged_range", "errno_range", "dup_rsp",
 	"wrong_con", "late_rsp", "rkey_noai", "rkey_chunk", "rkey_bogus",
 	"rkey_missing", "read_overrun", "info_qd", "info_chunk_size",
-	"info_feat", "info_table", "con_rsp_differs", "hb_flood", "rnr",
+	"info_feat", "info_rinv", "info_table", "con_rsp_differs", "hb_flood", "rnr",
 	"silent", "mute_io", "mute_always", "rsp_gen", "late_rsp_gen", "late_rsp_con",
 	"cr_malformed", "cr_unknown",
 	"cr_twice", "cr_count", "cr_unsolicited", "cr_floor", "cr_rsp_ungranted",
@@ -484,6 +486,11 @@ static int info_rsp_build(struct epath *p, u32 hb_ms, u64 offered, u8 *buf, size
 	    !(p->bad && the_case == C_ERRNO_RANGE)) {
 		p->rsp_gen = true;
 		feat |= RIFT_FEAT_RSP_GEN;
+	}
+	/* Nothing else, so that the client's reason names this bit alone. */
+	if (p->bad && the_case == C_INFO_RINV) {
+		feat = RIFT_FEAT_REMOTE_INV;
+		p->rsp_gen = false;
 	}
 	/* The table is the initial grant; the rest comes on request. */
 	nr_table = qd;
