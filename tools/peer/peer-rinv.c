@@ -220,52 +220,45 @@ bool case_rinv_bad_payload(const struct peer_case *tc)
 }
 
 /*
- * A well-formed REMOTE_INV write on an always-invalidate path that did
- * not offer REMOTE_INV (so it is not accepted): the server's device
+ * A well-formed REMOTE_INV write on a path offering @feat, which does not
+ * hold REMOTE_INV, so the server did not accept it: the server's device
  * killed a key behind the server's back, outside the protocol the path
- * runs.  The server closes the path.
+ * runs.  The server closes the path, for that reason.
  */
-bool case_rinv_unnegotiated(const struct peer_case *tc)
+static bool rinv_unaccepted(u64 feat, u8 seed)
 {
 	u8 data[512];
 	struct path p;
 	struct io io;
 	bool ok;
 
-	(void)tc;
-	pattern(data, sizeof(data), 105);
-	ok = srv_reasons_on() && path_up_ai(&p) &&
-	     EXPECT(!(p.info.feat_accepted & RIFT_FEAT_REMOTE_INV),
-		    "REMOTE_INV accepted, not offered") &&
+	pattern(data, sizeof(data), seed);
+	ok = srv_reasons_on() && path_up_feat(&p, feat) &&
+	     EXPECT((p.info.feat_accepted & (RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_REMOTE_INV)) ==
+		    feat, "features %#llx accepted, %#llx offered",
+		    (unsigned long long)p.info.feat_accepted, (unsigned long long)feat) &&
 	     rinv_build(&p, &io, 0, data, sizeof(data)) && io_post_inv(&p, p.con[0], &io) &&
 	     expect_closed_for(&p, p.con[0], "remote invalidation without REMOTE_INV");
 	path_down(&p);
 	return ok;
 }
 
+/* An always-invalidate path that did not offer REMOTE_INV. */
+bool case_rinv_unnegotiated(const struct peer_case *tc)
+{
+	(void)tc;
+	return rinv_unaccepted(RIFT_FEAT_ALWAYS_INVALIDATE, 105);
+}
+
 /*
- * The same on a path without always-invalidate, whose chunks have no
- * per-chunk MRs on the server: the SEND must be refused before anything
- * looks a chunk's MR up (a NULL dereference from the network otherwise).
- * The server closes the path.
+ * A path without always-invalidate, whose chunks have no per-chunk MRs on
+ * the server: the SEND must be refused before anything looks a chunk's
+ * MR up (a NULL dereference from the network otherwise).
  */
 bool case_rinv_no_ai(const struct peer_case *tc)
 {
-	u8 data[512];
-	struct path p;
-	struct io io;
-	bool ok;
-
 	(void)tc;
-	pattern(data, sizeof(data), 107);
-	ok = srv_reasons_on() && path_up(&p) &&
-	     EXPECT(!(p.info.feat_accepted & (RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_REMOTE_INV)),
-		    "features %#llx accepted, none offered",
-		    (unsigned long long)p.info.feat_accepted) &&
-	     rinv_build(&p, &io, 0, data, sizeof(data)) && io_post_inv(&p, p.con[0], &io) &&
-	     expect_closed_for(&p, p.con[0], "remote invalidation without REMOTE_INV");
-	path_down(&p);
-	return ok;
+	return rinv_unaccepted(0, 107);
 }
 
 /*
