@@ -114,6 +114,22 @@ bool rift_srv_param_force_always_invalidate(void)
 	return READ_ONCE(force_always_invalidate);
 }
 
+/*
+ * Accept a client's REMOTE_INV on always-invalidate paths (its writes
+ * kill their chunk's key themselves).  Off, the server invalidates a
+ * write's key with a LOCAL_INV of its own, as it does for old clients:
+ * to compare the two, or for a device whose remote invalidation fails.
+ */
+static bool remote_invalidate = true;
+module_param(remote_invalidate, bool, 0644);
+MODULE_PARM_DESC(remote_invalidate,
+		 "Accept remote invalidation of always-invalidate writes when a client offers it (default true)");
+
+bool rift_srv_param_remote_invalidate(void)
+{
+	return READ_ONCE(remote_invalidate);
+}
+
 static u8 ack_timeout = 20;
 module_param(ack_timeout, byte, 0644);
 MODULE_PARM_DESC(ack_timeout,

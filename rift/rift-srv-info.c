@@ -492,7 +492,8 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	 * hold, as it takes a local invalidate and its completion off every
 	 * write (the client pays one SEND more, an 8-byte inline packet).
 	 */
-	if ((feat & RIFT_FEAT_ALWAYS_INVALIDATE) && (req->feat_offered & RIFT_FEAT_REMOTE_INV))
+	if ((feat & RIFT_FEAT_ALWAYS_INVALIDATE) && (req->feat_offered & RIFT_FEAT_REMOTE_INV) &&
+	    rift_srv_param_remote_invalidate())
 		feat |= RIFT_FEAT_REMOTE_INV;
 	/*
 	 * Admitted: only now does the path cost chunk memory.  Without

@@ -580,6 +580,7 @@ u32 rift_srv_param_chunk_size(void);
 u32 rift_srv_param_hb_interval_ms(void);
 bool rift_srv_param_always_invalidate(void);
 bool rift_srv_param_force_always_invalidate(void);
+bool rift_srv_param_remote_invalidate(void);
 bool rift_srv_param_cancel(void);
 u8 rift_srv_param_ack_timeout(void);
 u32 rift_srv_param_max_sessions(void);

@@ -18,7 +18,7 @@ rift_require_root
 
 S=ai
 ktap_header
-ktap_plan 18
+ktap_plan 20
 
 CS=$RIFT_CLT_SYSFS/$S
 
@@ -144,6 +144,24 @@ ktap_check "imposed: verified IO, one rotation per request, every write remotely
 	      [ \$(srv_sum rkey_rotations) -gt 0 ] &&
 	      [ \$(srv_sum rkey_rotations) = \$((\$(srv_sum reqs_read) + \$(srv_sum reqs_write))) ] &&
 	      [ \$(srv_sum remote_invs) = \$(srv_sum reqs_write) ]"
+
+# The server's own invalidation of writes (what old clients get), which
+# Rift clients no longer need: rift-server remote_invalidate off.
+RI=/sys/module/rift_server/parameters/remote_invalidate
+echo N > $RI
+defer eval "echo Y > $RI"
+ktap_check "server's remote_invalidate off: paths reconnect imposed, without it" \
+	eval "echo 1 > $CS/paths/$RIFT_P0/reconnect && echo 1 > $CS/paths/$RIFT_P1/reconnect &&
+	      rift_wait_until 30 all_connected &&
+	      [ \$(cat $CS/paths/$RIFT_P0/always_invalidate) = 1 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P1/always_invalidate) = 1 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P0/remote_invalidate) = 0 ] &&
+	      [ \$(cat $CS/paths/$RIFT_P1/remote_invalidate) = 0 ]"
+ktap_check "without it: verified IO, one rotation per request, writes invalidated by the server" \
+	eval "rift_test_io $S random 0 500 8 66 && [ \$(rift_test_stat $S errors) = $e0 ] &&
+	      [ \$(srv_sum reqs_write) -gt 0 ] && [ \$(srv_sum remote_invs) = 0 ] &&
+	      [ \$(srv_sum rkey_rotations) = \$((\$(srv_sum reqs_read) + \$(srv_sum reqs_write))) ]"
+echo Y > $RI
 echo 0 > $FAI
 
 ktap_check "session closes" rift_test_close $S
