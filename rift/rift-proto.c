@@ -147,6 +147,35 @@ u64 rift_proto_features_acceptable(u64 offered)
 EXPORT_SYMBOL_GPL(rift_proto_features_acceptable);
 
 /**
+ * rift_proto_features_decide() - server side: the features a path runs
+ * @offered: feature bits from the client's INFO_REQ
+ * @supported: bits the server is willing to use if offered
+ * @imposed: bits the server requires whether offered or not: at most
+ *	%RIFT_FEAT_ALWAYS_INVALIDATE, which a client must be able to follow
+ *	(rift_proto_features_acceptable())
+ * @feat: set to the bits to send in INFO_RSP
+ *
+ * The one place a server's answer is decided, so that a qualifier is
+ * settled after what it qualifies: %RIFT_FEAT_REMOTE_INV is accepted
+ * when offered and supported and always-invalidate holds, asked for or
+ * imposed (rift_proto_features_accept() drops it otherwise).
+ *
+ * Return: 0, or -EPROTONOSUPPORT if this client cannot follow @imposed,
+ * -EINVAL if @imposed holds another bit (@feat is 0 on error).
+ */
+int rift_proto_features_decide(u64 offered, u64 supported, u64 imposed, u64 *feat)
+{
+	*feat = 0;
+	if (imposed & ~RIFT_FEAT_ALWAYS_INVALIDATE)
+		return -EINVAL;
+	if (imposed & ~rift_proto_features_acceptable(offered))
+		return -EPROTONOSUPPORT;
+	*feat = rift_proto_features_accept(offered | imposed, supported | imposed);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rift_proto_features_decide);
+
+/**
  * rift_proto_features_check() - client side: validate accepted features
  * @offered: feature bits the client sent in INFO_REQ
  * @accepted: feature bits the server returned in INFO_RSP

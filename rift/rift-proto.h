@@ -899,6 +899,7 @@ struct rift_info_builder {
 /* Version negotiation and features. */
 int rift_proto_version_pick(u16 cmin, u16 cmax, u16 smin, u16 smax);
 u64 rift_proto_features_accept(u64 offered, u64 supported);
+int rift_proto_features_decide(u64 offered, u64 supported, u64 imposed, u64 *feat);
 int rift_proto_features_check(u64 offered, u64 accepted);
 u64 rift_proto_features_acceptable(u64 offered);
 

@@ -407,9 +407,9 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	struct rift_srv_ctx *ctx = sess->ctx;
 	struct rift_rbuf *table;
 	struct ib_reg_wr *wrs;
-	u64 feat = 0;
+	u64 supported = RIFT_FEAT_CREDITS | RIFT_FEAT_RSP_GEN, imposed = 0, feat;
 	int nr_table;
-	bool first, credits;
+	bool first, credits, ai_ok;
 	u32 floor;
 	int err;
 
@@ -464,37 +464,29 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	/*
 	 * Fixed before the first request, so the IO path reads it lock-free.
 	 * The new key travels inline in the response: a device that cannot
-	 * send 16 bytes inline does without the feature.
+	 * send 16 bytes inline does without the feature, and cannot serve a
+	 * server that imposes it.  Remote invalidation qualifies
+	 * always-invalidate, whether the client asked for that or the server
+	 * imposes it (rift_proto_features_decide()): it takes a local
+	 * invalidate and its completion off every write, for one 8-byte
+	 * inline SEND more from the client.
 	 */
-	if (rift_srv_param_always_invalidate() &&
-	    path->cons[0].c.max_inline >= sizeof(struct rift_wire_rkey_msg))
-		feat = RIFT_FEAT_ALWAYS_INVALIDATE;
+	ai_ok = path->cons[0].c.max_inline >= sizeof(struct rift_wire_rkey_msg);
+	if (rift_srv_param_always_invalidate() && ai_ok)
+		supported |= RIFT_FEAT_ALWAYS_INVALIDATE;
+	if (rift_srv_param_remote_invalidate())
+		supported |= RIFT_FEAT_REMOTE_INV;
 	if (rift_srv_param_cancel())
-		feat |= RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN;
-	feat |= RIFT_FEAT_CREDITS | RIFT_FEAT_RSP_GEN;
-	feat = rift_proto_features_accept(req->feat_offered, feat);
-	if (rift_srv_param_force_always_invalidate()) {
-		if (!(rift_proto_features_acceptable(req->feat_offered) &
-		      RIFT_FEAT_ALWAYS_INVALIDATE) ||
-		    path->cons[0].c.max_inline < sizeof(struct rift_wire_rkey_msg)) {
-			rift_srv_path_refuse(path, EPROTONOSUPPORT,
-					     "always-invalidate is imposed and the %s cannot do it",
-					     path->cons[0].c.max_inline <
-					     sizeof(struct rift_wire_rkey_msg) ?
-					     "device" : "client");
-			return 0;
-		}
-		feat |= RIFT_FEAT_ALWAYS_INVALIDATE;
+		supported |= RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN;
+	if (rift_srv_param_force_always_invalidate())
+		imposed = RIFT_FEAT_ALWAYS_INVALIDATE;
+	if ((imposed && !ai_ok) ||
+	    rift_proto_features_decide(req->feat_offered, supported, imposed, &feat)) {
+		rift_srv_path_refuse(path, EPROTONOSUPPORT,
+				     "always-invalidate is imposed and the %s cannot do it",
+				     ai_ok ? "client" : "device");
+		return 0;
 	}
-	/*
-	 * Remote invalidation qualifies always-invalidate, whether the client
-	 * asked for that or the server imposes it: accepted whenever both
-	 * hold, as it takes a local invalidate and its completion off every
-	 * write (the client pays one SEND more, an 8-byte inline packet).
-	 */
-	if ((feat & RIFT_FEAT_ALWAYS_INVALIDATE) && (req->feat_offered & RIFT_FEAT_REMOTE_INV) &&
-	    rift_srv_param_remote_invalidate())
-		feat |= RIFT_FEAT_REMOTE_INV;
 	/*
 	 * Admitted: only now does the path cost chunk memory.  Without
 	 * credits (an old client, or credit_floor 0) its whole queue depth,

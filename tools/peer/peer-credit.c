@@ -79,7 +79,8 @@ static bool credit_path_up_idle(struct path *p, unsigned int floor, u64 feat,
 	return credit_path_up_cons(p, 1, floor, feat, idle_ms);
 }
 
-static bool credit_path_up(struct path *p, unsigned int floor, u64 feat)
+/* A path of one connection, under a credit_floor of @floor, offering @feat. */
+bool credit_path_up(struct path *p, unsigned int floor, u64 feat)
 {
 	return credit_path_up_idle(p, floor, feat, CREDIT_IDLE_NEVER_MS);
 }

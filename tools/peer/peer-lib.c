@@ -444,6 +444,23 @@ static bool srv_reason_seen(const char *sess, const char *reason)
 }
 
 /*
+ * Whether the trace holds @reason for @p's session: under its name, or,
+ * for a path failed before its INFO_REQ named the session, under its
+ * UUID as the server prints it (%pU: the 16 bytes in order, 8-4-4-4-12).
+ */
+static bool srv_path_reason_seen(const struct path *p, const char *reason)
+{
+	const u8 *u = p->req.sess_uuid;
+	char label[40];
+
+	snprintf(label, sizeof(label),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+		 u[12], u[13], u[14], u[15]);
+	return srv_reason_seen(p->name, reason) || srv_reason_seen(label, reason);
+}
+
+/*
  * The server must close @p's connection @c, and for @reason (a part of
  * its last_error): a path closed for another cause (the device refusing
  * something later, heartbeats) does not pass.  srv_reasons_on() first.
@@ -456,9 +473,9 @@ bool expect_closed_for(const struct path *p, struct peer_conn *c, const char *re
 		return false;
 	/* The close reaches us after the server's fail, which traced first. */
 	until = now_ms() + 2000;
-	while (!srv_reason_seen(p->name, reason) && now_ms() < until)
+	while (!srv_path_reason_seen(p, reason) && now_ms() < until)
 		usleep(20000);
-	return EXPECT(srv_reason_seen(p->name, reason),
+	return EXPECT(srv_path_reason_seen(p, reason),
 		      "closed, but the server's reason is not \"%s\"", reason);
 }
 
@@ -608,12 +625,14 @@ bool io_post(const struct path *p, struct peer_conn *c, const struct io *io)
  */
 bool io_inv_init(const struct path *p, const struct io *io, struct io_inv *inv)
 {
-	int len = rift_proto_write_inv_encode(&io->imm, inv->msg, sizeof(inv->msg));
+	int len;
 
+	memset(inv->msg, 0, sizeof(inv->msg));
+	len = rift_proto_write_inv_encode(&io->imm, inv->msg, sizeof(inv->msg));
 	inv->len = len;
 	inv->rkey = p->chunks[io->imm.chunk].rkey;
-	return EXPECT(len == sizeof(inv->msg), "cannot encode the SEND WITH_INV payload: %d",
-		      len);
+	return EXPECT(len == sizeof(struct rift_wire_write_inv),
+		      "cannot encode the SEND WITH_INV payload: %d", len);
 }
 
 /*

@@ -69,13 +69,17 @@ struct io {
 
 /**
  * struct io_inv - the SEND WITH_INV that ends a write with REMOTE_INV
- * @msg: its payload, a struct rift_wire_write_inv unless a case breaks it
- * @len: bytes of @msg sent (a case may send fewer)
+ * @msg: its payload, a struct rift_wire_write_inv unless a case breaks it;
+ *	room for more than a server's receive buffer holds
+ * @len: bytes of @msg sent (a case may send fewer, or more)
  * @rkey: the key it invalidates on the server, its chunk's current one
  *	unless a case names another
  */
+/* A server's receive buffer is 64 bytes (RIFT_MSG_BUF_SIZE): more, to overflow it. */
+#define RINV_MSG_ROOM		96
+
 struct io_inv {
-	u8	msg[sizeof(struct rift_wire_write_inv)];
+	u8	msg[RINV_MSG_ROOM];
 	u32	len;
 	u32	rkey;
 };

@@ -5,9 +5,11 @@
  * a SEND WITH_INV behind the write's data and header, and every way of
  * getting that wrong that the server must close the path for (a write as
  * a WRITE WITH_IMM, another chunk's key, a payload that is not the exact
- * struct, the SEND on a path that did not negotiate it), and the feature
- * never accepted without always-invalidate.  The driver and its table are
- * in rift-peer.c.
+ * struct, the SEND on a path that did not negotiate it, a second write on
+ * a chunk whose first is unanswered, a chunk's previous key, a chunk not
+ * granted, the SEND as a path's first message), and the feature never
+ * accepted without always-invalidate, always with it imposed.  The driver
+ * and its table are in rift-peer.c.
  */
 
 #include <stddef.h>
@@ -18,6 +20,8 @@
 
 /* A store offset of their own. */
 #define RINV_OFF		0x200000ULL
+/* rinv_not_granted's credit_floor: chunks 0 and 1 granted, 2 not. */
+#define RINV_CREDIT_FLOOR	2
 
 /* A path of one connection offering always-invalidate and REMOTE_INV: both accepted. */
 static bool path_up_rinv(struct path *p)
@@ -153,20 +157,43 @@ bool case_rinv_wrong_key(const struct peer_case *tc)
 /* How rinv_bad_payload breaks a write's SEND WITH_INV payload. */
 enum rinv_bad {
 	RINV_SHORT,
+	RINV_LONG,
 	RINV_RESERVED,
 	RINV_READ_IMM,
+	RINV_HB_IMM,
+	RINV_CHUNK_RANGE,
+	RINV_OVERSIZE,
 	RINV_NR_BAD,
 };
 
 static const char * const rinv_bad_what[RINV_NR_BAD] = {
-	[RINV_SHORT]	= "4-byte payload, the immediate alone",
-	[RINV_RESERVED]	= "reserved field 1",
-	[RINV_READ_IMM]	= "a READ's immediate",
+	[RINV_SHORT]		= "4-byte payload, the immediate alone",
+	[RINV_LONG]		= "12-byte payload, 4 bytes past the struct",
+	[RINV_RESERVED]		= "reserved field 1",
+	[RINV_READ_IMM]		= "a READ's immediate",
+	[RINV_HB_IMM]		= "a heartbeat's immediate",
+	[RINV_CHUNK_RANGE]	= "a WRITE immediate naming chunk queue_depth",
+	[RINV_OVERSIZE]		= "a payload longer than the server's receive buffer",
 };
 
-/* Break @inv, the SEND WITH_INV of the write @io, as @how says. */
-static bool rinv_break(const struct io *io, struct io_inv *inv, enum rinv_bad how)
+/* What the server says closing the path for each. */
+#define RINV_MALFORMED		"malformed write request with remote invalidation"
+static const char * const rinv_bad_reason[RINV_NR_BAD] = {
+	[RINV_SHORT]		= RINV_MALFORMED,
+	[RINV_LONG]		= RINV_MALFORMED,
+	[RINV_RESERVED]		= RINV_MALFORMED,
+	[RINV_READ_IMM]		= RINV_MALFORMED,
+	[RINV_HB_IMM]		= RINV_MALFORMED,
+	[RINV_CHUNK_RANGE]	= RINV_MALFORMED,
+	/* The device fails the receive (local length error) before Rift sees it. */
+	[RINV_OVERSIZE]		= "receive failed",
+};
+
+/* Break @inv, the SEND WITH_INV of the write @io on @p, as @how says. */
+static bool rinv_break(const struct path *p, const struct io *io, struct io_inv *inv,
+		       enum rinv_bad how)
 {
+	const size_t imm_at = offsetof(struct rift_wire_write_inv, imm);
 	struct rift_imm rd = io->imm;
 	__be32 v;
 
@@ -174,26 +201,43 @@ static bool rinv_break(const struct io *io, struct io_inv *inv, enum rinv_bad ho
 	case RINV_SHORT:
 		inv->len = sizeof(v);
 		return true;
+	case RINV_LONG:
+		inv->len = sizeof(struct rift_wire_write_inv) + 4;
+		return true;
+	case RINV_OVERSIZE:
+		inv->len = sizeof(inv->msg);
+		return true;
 	case RINV_RESERVED:
 		put_le32(inv->msg + offsetof(struct rift_wire_write_inv, reserved), 1);
 		return true;
+	case RINV_HB_IMM:
+		v = imm_raw(RIFT_IMM_HB, 0, 1);
+		break;
+	case RINV_CHUNK_RANGE:
+		/* In the immediate's range, past the path's queue depth. */
+		v = imm_raw(RIFT_IMM_WRITE, p->info.queue_depth,
+			    io->imm.desc_off / RIFT_IO_DESC_ALIGN);
+		break;
 	default:
 		/* RINV_READ_IMM: the codec's encoder refuses it, so by hand. */
 		rd.type = RIFT_IMM_READ;
 		if (!EXPECT(!rift_imm_encode(&rd, &v), "cannot encode a READ immediate"))
 			return false;
-		memcpy(inv->msg + offsetof(struct rift_wire_write_inv, imm), &v, sizeof(v));
-		return true;
+		break;
 	}
+	memcpy(inv->msg + imm_at, &v, sizeof(v));
+	return true;
 }
 
 /*
  * The SEND WITH_INV's payload must be exactly struct rift_wire_write_inv
- * with reserved zero and a valid WRITE immediate: the server cannot tell
- * what a shorter one means, reserved bits are for a later version to
- * give a meaning, and only writes come this way (a read's key is the
- * server's to kill, at its answer).  Each breakage, on a path of its own
- * with everything else right (chunk 0's own key), closes the path.
+ * with reserved zero and a valid WRITE immediate of a chunk of the path:
+ * the server cannot tell what a shorter or longer one means, reserved
+ * bits are for a later version to give a meaning, and only writes come
+ * this way (a read's key is the server's to kill, at its answer; a
+ * heartbeat has its own form).  Each breakage, on a path of its own with
+ * everything else right (chunk 0's own key), closes the path, for its
+ * reason.
  */
 bool case_rinv_bad_payload(const struct peer_case *tc)
 {
@@ -210,10 +254,9 @@ bool case_rinv_bad_payload(const struct peer_case *tc)
 	for (how = 0; ok && how < RINV_NR_BAD; how++) {
 		diag("%s", rinv_bad_what[how]);
 		ok = path_up_rinv(&p) && rinv_build(&p, &io, 0, data, sizeof(data)) &&
-		     io_inv_init(&p, &io, &inv) && rinv_break(&io, &inv, how) &&
+		     io_inv_init(&p, &io, &inv) && rinv_break(&p, &io, &inv, how) &&
 		     io_post_inv_raw(&p, p.con[0], &io, &inv) &&
-		     expect_closed_for(&p, p.con[0],
-				       "malformed write request with remote invalidation");
+		     expect_closed_for(&p, p.con[0], rinv_bad_reason[how]);
 		path_down(&p);
 	}
 	return ok;
@@ -294,5 +337,177 @@ bool case_rinv_not_without_ai(const struct peer_case *tc)
 		     expect_errno(err, 0, "write without REMOTE_INV");
 		path_down(&p);
 	}
+	return ok;
+}
+
+/*
+ * A second SEND WITH_INV on chunk 0 while its first write is still with
+ * the ULP (rift-test-srv holds the answer HOLD_MS): the key the SEND
+ * names is still the chunk's, so the device takes it, and the server
+ * must refuse a request on a chunk with one unanswered rather than hand
+ * the ULP a second request in a buffer it is reading.
+ */
+bool case_rinv_unanswered(const struct peer_case *tc)
+{
+	struct io_inv inv;
+	u8 data[512];
+	struct path p;
+	struct io io;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 108);
+	ok = srv_reasons_on() && path_up_rinv(&p) && rinv_build(&p, &io, 0, data, sizeof(data)) &&
+	     io_inv_init(&p, &io, &inv) &&
+	     set_param("rift_test_srv", "delay_offset", RINV_OFF) &&
+	     set_param("rift_test_srv", "delay_next_ms", HOLD_MS) &&
+	     io_post_inv_raw(&p, p.con[0], &io, &inv) &&
+	     EXPECT(!peer_send_inv(p.con[0], inv.msg, inv.len, inv.rkey),
+		    "cannot post the second SEND: %s", peer_conn_error(p.con[0])) &&
+	     expect_closed_for(&p, p.con[0], "which has one unanswered");
+	set_param("rift_test_srv", "delay_next_ms", 0);
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * After a write's answer the chunk carries a new key; a write that kills
+ * the previous one instead leaves the new key open.  A device that checks
+ * the key against the MR's (rxe: "wr key ... doesn't match mr key") fails
+ * the receive; the server's own check (rift_srv_op_start()) is the second
+ * line.  Either way the path closes and the write never reaches the ULP:
+ * the store, read on a new path, still holds the first write's data.
+ */
+bool case_rinv_stale_key(const struct peer_case *tc)
+{
+	u8 first[1024], second[1024];
+	struct rift_imm rsp;
+	struct io_inv inv;
+	struct path p, q;
+	struct io io;
+	u32 rkey, old;
+	bool ok;
+
+	(void)tc;
+	pattern(first, sizeof(first), 109);
+	pattern(second, sizeof(second), 110);
+	ok = path_up_rinv(&p) && rinv_build(&p, &io, 0, first, sizeof(first)) &&
+	     io_inv_init(&p, &io, &inv) && io_post_inv_raw(&p, p.con[0], &io, &inv) &&
+	     recv_rsp_rkey(&p, p.con[0], &rsp, &rkey) &&
+	     expect_errno(rsp.err, 0, "first write");
+	if (ok) {
+		/* The second write's data under the new key; its SEND kills the old. */
+		old = p.chunks[0].rkey;
+		p.chunks[0].rkey = rkey;
+		ok = rinv_build(&p, &io, 0, second, sizeof(second)) &&
+		     io_inv_init(&p, &io, &inv);
+		inv.rkey = old;
+		ok = ok && io_post_inv_raw(&p, p.con[0], &io, &inv) && expect_closed(p.con[0]);
+	}
+	path_down(&p);
+	if (!ok)
+		return false;
+	ok = path_up_rinv(&q) && rinv_read_back(&q, q.chunks[0].rkey, first, sizeof(first));
+	path_down(&q);
+	return ok;
+}
+
+/*
+ * With memory credits a chunk not granted has no memory behind it on the
+ * server, nor (always-invalidate) an MR: a REMOTE_INV write naming one
+ * must be refused before anything looks either up (a NULL dereference
+ * from the network otherwise).  The write's data goes to chunk 0, whose
+ * key the SEND names, so that only the chunk id is wrong.
+ */
+bool case_rinv_not_granted(const struct peer_case *tc)
+{
+	const u64 feat = RIFT_FEAT_CREDITS | RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_REMOTE_INV;
+	u16 chunk = RINV_CREDIT_FLOOR;
+	struct io_inv inv;
+	u8 data[512];
+	struct path p;
+	struct io io;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 111);
+	ok = srv_reasons_on() && credit_path_up(&p, RINV_CREDIT_FLOOR, feat) &&
+	     EXPECT((p.info.feat_accepted & feat) == feat, "features %#llx accepted, %#llx offered",
+		    (unsigned long long)p.info.feat_accepted, (unsigned long long)feat) &&
+	     EXPECT(p.info.queue_depth > chunk, "queue depth %u: no chunk %u",
+		    p.info.queue_depth, chunk);
+	if (ok) {
+		p.chunks[chunk] = p.chunks[0];
+		ok = rinv_build(&p, &io, chunk, data, sizeof(data)) &&
+		     io_inv_init(&p, &io, &inv) && io_post_inv_raw(&p, p.con[0], &io, &inv) &&
+		     expect_closed_for(&p, p.con[0], "request names a chunk not granted");
+	}
+	path_down(&p);
+	return ok;
+}
+
+/*
+ * A SEND WITH_INV as a path's first message, where the server waits for
+ * its INFO_REQ.  The key it names must be one the server's device holds
+ * or the device fails the receive first: another path's chunk key (rxe
+ * does not hold an invalidation to the QP's protection domain, see
+ * security.rst; a device that does fails it instead).  The server must
+ * take it for what it is, not an INFO_REQ, and close the path.
+ */
+bool case_rinv_first_msg(const struct peer_case *tc)
+{
+	struct io_inv inv;
+	struct path a, b;
+	u8 data[512];
+	struct io io;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 112);
+	ok = srv_reasons_on() && path_up_rinv(&a) &&
+	     EXPECT(a.info.queue_depth > 1, "queue depth %u: no chunk 1", a.info.queue_depth) &&
+	     rinv_build(&a, &io, 1, data, sizeof(data)) && io_inv_init(&a, &io, &inv);
+	if (ok) {
+		path_init(&b, 1, 1);
+		ok = path_connect(&b, 0) &&
+		     EXPECT(!peer_send_inv(b.con[0], inv.msg, inv.len, a.chunks[1].rkey),
+			    "cannot post: %s", peer_conn_error(b.con[0])) &&
+		     expect_closed_for(&b, b.con[0], "first message is not an INFO_REQ");
+		path_down(&b);
+	}
+	path_down(&a);
+	return ok;
+}
+
+/*
+ * A server that imposes always-invalidate (force_always_invalidate) on a
+ * client offering only AI_CAPABLE and REMOTE_INV accepts both, and the
+ * write goes the REMOTE_INV way: answered with a new key, counted in
+ * remote_invs, and its data reads back.
+ */
+bool case_rinv_imposed(const struct peer_case *tc)
+{
+	const u64 offer = RIFT_FEAT_AI_CAPABLE | RIFT_FEAT_REMOTE_INV;
+	const u64 want = RIFT_FEAT_ALWAYS_INVALIDATE | RIFT_FEAT_REMOTE_INV;
+	bool force0 = get_bool_param("rift_server", "force_always_invalidate", false);
+	struct rift_imm rsp;
+	u8 data[2048];
+	struct path p;
+	struct io io;
+	u32 rkey;
+	bool ok;
+
+	(void)tc;
+	pattern(data, sizeof(data), 113);
+	ok = set_param("rift_server", "force_always_invalidate", 1) && path_up_feat(&p, offer);
+	set_param("rift_server", "force_always_invalidate", force0);
+	ok = ok && EXPECT((p.info.feat_accepted & want) == want,
+			  "features %#llx accepted, %#llx offered with always-invalidate imposed",
+			  (unsigned long long)p.info.feat_accepted, (unsigned long long)offer) &&
+	     rinv_build(&p, &io, 0, data, sizeof(data)) && io_post_inv(&p, p.con[0], &io) &&
+	     recv_rsp_rkey(&p, p.con[0], &rsp, &rkey) &&
+	     expect_errno(rsp.err, 0, "write with remote invalidation, imposed") &&
+	     rinv_read_back(&p, rkey, data, sizeof(data)) && expect_remote_invs(&p, 1);
+	path_down(&p);
 	return ok;
 }

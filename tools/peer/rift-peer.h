@@ -196,6 +196,9 @@ bool case_read_bad_rkey(const struct peer_case *tc);
 bool case_silent_peer(const struct peer_case *tc);
 bool case_credit_grow(const struct peer_case *tc);
 
+/* peer-credit.c's path setup, which peer-rinv.c uses too. */
+bool credit_path_up(struct path *p, unsigned int floor, u64 feat);
+
 /* Variants of case_credit_bad, its table entries' arg. */
 enum {
 	CREDIT_NOFEAT,
@@ -231,5 +234,10 @@ bool case_rinv_bad_payload(const struct peer_case *tc);
 bool case_rinv_unnegotiated(const struct peer_case *tc);
 bool case_rinv_no_ai(const struct peer_case *tc);
 bool case_rinv_not_without_ai(const struct peer_case *tc);
+bool case_rinv_unanswered(const struct peer_case *tc);
+bool case_rinv_stale_key(const struct peer_case *tc);
+bool case_rinv_not_granted(const struct peer_case *tc);
+bool case_rinv_first_msg(const struct peer_case *tc);
+bool case_rinv_imposed(const struct peer_case *tc);
 
 #endif /* _RIFT_PEER_H */

@@ -175,7 +175,7 @@ static void test_auth_transcript(void)
 
 static void test_auth_parse_secret(void)
 {
-	static const char *bad[] = {
+	static const char * const bad[] = {
 		"", "\n", "0", "0011223344556677889900aabbccddeef",	/* odd length */
 		"00112233445566778899aabbccddee",			/* 15 bytes */
 		"00112233445566778899aabbccddeeXX",			/* not hex */
@@ -236,8 +236,45 @@ static void test_feat_remote_inv(void)
 	CHECK_EQ(rift_proto_features_accept(ai | ri, ri), 0);
 }
 
+/*
+ * The server's answer in one place: what it imposes is had only from a
+ * client that can follow it, and REMOTE_INV then rides on always-
+ * invalidate whether asked for or imposed.
+ */
+static void test_feat_decide(void)
+{
+	const u64 ai = RIFT_FEAT_ALWAYS_INVALIDATE, ri = RIFT_FEAT_REMOTE_INV;
+	const u64 cap = RIFT_FEAT_AI_CAPABLE, sup = RIFT_FEAT_CANCEL | ri;
+	u64 feat = ~0ULL;
+
+	/* Nothing imposed: as rift_proto_features_accept(). */
+	CHECK_EQ(rift_proto_features_decide(ai | ri, ai | sup, 0, &feat), 0);
+	CHECK_EQ(feat, ai | ri);
+	CHECK_EQ(rift_proto_features_decide(ai | ri, sup, 0, &feat), 0);
+	CHECK_EQ(feat, 0);
+	CHECK_EQ(rift_proto_features_decide(cap | ri, ai | sup, 0, &feat), 0);
+	CHECK_EQ(feat, 0);
+	/* Imposed on a client able to follow: with REMOTE_INV if offered and supported. */
+	CHECK_EQ(rift_proto_features_decide(cap | ri, sup, ai, &feat), 0);
+	CHECK_EQ(feat, ai | ri);
+	CHECK_EQ(rift_proto_features_decide(cap, sup, ai, &feat), 0);
+	CHECK_EQ(feat, ai);
+	CHECK_EQ(rift_proto_features_decide(cap | ri, RIFT_FEAT_CANCEL, ai, &feat), 0);
+	CHECK_EQ(feat, ai);
+	CHECK_EQ(rift_proto_features_decide(ai | ri | RIFT_FEAT_CANCEL, sup, ai, &feat), 0);
+	CHECK_EQ(feat, ai | ri | RIFT_FEAT_CANCEL);
+	/* Not on a client that cannot, nor anything else imposed. */
+	feat = ~0ULL;
+	CHECK_EQ(rift_proto_features_decide(ri | RIFT_FEAT_CANCEL, sup, ai, &feat),
+		 -EPROTONOSUPPORT);
+	CHECK_EQ(feat, 0);
+	CHECK_EQ(rift_proto_features_decide(RIFT_FEAT_CANCEL, sup, RIFT_FEAT_CANCEL, &feat),
+		 -EINVAL);
+}
+
 const struct unit_test unit_auth_tests[] = {
 	UNIT(test_feat_ai_capable),
+	UNIT(test_feat_decide),
 	UNIT(test_feat_remote_inv),
 	UNIT(test_auth_info_req),
 	UNIT(test_auth_tlv_lengths),
