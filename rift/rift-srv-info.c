@@ -480,8 +480,13 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 		supported |= RIFT_FEAT_CANCEL | RIFT_FEAT_CANCEL_GEN;
 	if (rift_srv_param_force_always_invalidate())
 		imposed = RIFT_FEAT_ALWAYS_INVALIDATE;
-	if ((imposed && !ai_ok) ||
-	    rift_proto_features_decide(req->feat_offered, supported, imposed, &feat)) {
+	err = imposed && !ai_ok ? -EPROTONOSUPPORT :
+	      rift_proto_features_decide(req->feat_offered, supported, imposed, &feat);
+	if (WARN_ON_ONCE(err && err != -EPROTONOSUPPORT)) {
+		rift_srv_path_refuse(path, -err, "cannot decide the features: %d", err);
+		return 0;
+	}
+	if (err) {
 		rift_srv_path_refuse(path, EPROTONOSUPPORT,
 				     "always-invalidate is imposed and the %s cannot do it",
 				     ai_ok ? "client" : "device");

@@ -47,6 +47,14 @@ ktap_check "the peer's hosts are allow-listed" \
 	      echo 000102030405060708090a0b0c0d0e0f > $RIFT_SRV_KOBJ/hosts/rift-peer-auth/secret"
 defer sh -c "echo $S > $RIFT_TEST_DBG/close"
 
+# The cases set these rift_server parameters for a path and put them
+# back; a peer killed in between (its own alarm, the timeout below) would
+# leave them for the rest of the boot, so they are put back here too.
+for prm in force_always_invalidate credit_floor credit_idle_ms; do
+	v=$(cat "/sys/module/rift_server/parameters/$prm")
+	defer sh -c "echo $v > /sys/module/rift_server/parameters/$prm"
+done
+
 out=$(mktemp)
 defer rm -f "$out"
 start=$SECONDS

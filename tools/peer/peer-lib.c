@@ -451,19 +451,33 @@ static bool srv_reason_seen(const char *sess, const char *reason)
 static bool srv_path_reason_seen(const struct path *p, const char *reason)
 {
 	const u8 *u = p->req.sess_uuid;
-	char label[40];
+	char label[40], one[256];
+	const char *r, *bar;
+	size_t n;
 
 	snprintf(label, sizeof(label),
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
 		 u[12], u[13], u[14], u[15]);
-	return srv_reason_seen(p->name, reason) || srv_reason_seen(label, reason);
+	/* Alternatives are separated by '|', which no reason contains. */
+	for (r = reason; r; r = bar ? bar + 1 : NULL) {
+		bar = strchr(r, '|');
+		n = bar ? (size_t)(bar - r) : strlen(r);
+		if (n >= sizeof(one))
+			n = sizeof(one) - 1;
+		memcpy(one, r, n);
+		one[n] = 0;
+		if (srv_reason_seen(p->name, one) || srv_reason_seen(label, one))
+			return true;
+	}
+	return false;
 }
 
 /*
  * The server must close @p's connection @c, and for @reason (a part of
- * its last_error): a path closed for another cause (the device refusing
- * something later, heartbeats) does not pass.  srv_reasons_on() first.
+ * its last_error; "a|b" takes either): a path closed for another cause
+ * (the device refusing something later, heartbeats) does not pass.
+ * srv_reasons_on() first.
  */
 bool expect_closed_for(const struct path *p, struct peer_conn *c, const char *reason)
 {

@@ -67,6 +67,12 @@ struct io {
 	u8			img[2 * RIFT_CHUNK_SIZE_MIN];
 };
 
+/*
+ * Room for a SEND WITH_INV payload longer than a server's receive buffer
+ * (RIFT_MSG_BUF_SIZE, 64 bytes, rift/rift-core.h), to overflow it.
+ */
+#define RINV_MSG_ROOM		96
+
 /**
  * struct io_inv - the SEND WITH_INV that ends a write with REMOTE_INV
  * @msg: its payload, a struct rift_wire_write_inv unless a case breaks it;
@@ -75,9 +81,6 @@ struct io {
  * @rkey: the key it invalidates on the server, its chunk's current one
  *	unless a case names another
  */
-/* A server's receive buffer is 64 bytes (RIFT_MSG_BUF_SIZE): more, to overflow it. */
-#define RINV_MSG_ROOM		96
-
 struct io_inv {
 	u8	msg[RINV_MSG_ROOM];
 	u32	len;

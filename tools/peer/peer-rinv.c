@@ -15,11 +15,14 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rift-peer.h"
 
 /* A store offset of their own. */
 #define RINV_OFF		0x200000ULL
+/* rinv_unanswered's held write, whose late answer lands after the case. */
+#define RINV_HOLD_OFF		(RINV_OFF + 0x100000ULL)
 /* rinv_not_granted's credit_floor: chunks 0 and 1 granted, 2 not. */
 #define RINV_CREDIT_FLOOR	2
 
@@ -185,8 +188,11 @@ static const char * const rinv_bad_reason[RINV_NR_BAD] = {
 	[RINV_READ_IMM]		= RINV_MALFORMED,
 	[RINV_HB_IMM]		= RINV_MALFORMED,
 	[RINV_CHUNK_RANGE]	= RINV_MALFORMED,
-	/* The device fails the receive (local length error) before Rift sees it. */
-	[RINV_OVERSIZE]		= "receive failed",
+	/*
+	 * The device fails the receive before Rift sees it (rxe 6.1: a local
+	 * QP operation error; a local length error elsewhere).
+	 */
+	[RINV_OVERSIZE]		= "connection 0: receive failed",
 };
 
 /* Break @inv, the SEND WITH_INV of the write @io on @p, as @how says. */
@@ -345,28 +351,42 @@ bool case_rinv_not_without_ai(const struct peer_case *tc)
  * the ULP (rift-test-srv holds the answer HOLD_MS): the key the SEND
  * names is still the chunk's, so the device takes it, and the server
  * must refuse a request on a chunk with one unanswered rather than hand
- * the ULP a second request in a buffer it is reading.
+ * the ULP a second request in a buffer it is reading.  The held write
+ * has a store offset of its own and is waited out: its late answer still
+ * stores its data, which no other case may read.
  */
 bool case_rinv_unanswered(const struct peer_case *tc)
 {
 	struct io_inv inv;
+	struct test_hdr h;
+	long long until;
 	u8 data[512];
 	struct path p;
 	struct io io;
 	bool ok;
 
 	(void)tc;
+	memset(&p, 0, sizeof(p));
 	pattern(data, sizeof(data), 108);
-	ok = srv_reasons_on() && path_up_rinv(&p) && rinv_build(&p, &io, 0, data, sizeof(data)) &&
+	test_hdr_init(&h, RINV_HOLD_OFF, sizeof(data));
+	ok = srv_reasons_on() && path_up_rinv(&p) &&
+	     io_build(&p, &io, RIFT_IO_WRITE, 0, data, sizeof(data), &h, sizeof(h), NULL, 0) &&
 	     io_inv_init(&p, &io, &inv) &&
-	     set_param("rift_test_srv", "delay_offset", RINV_OFF) &&
+	     set_param("rift_test_srv", "delay_offset", RINV_HOLD_OFF) &&
 	     set_param("rift_test_srv", "delay_next_ms", HOLD_MS) &&
-	     io_post_inv_raw(&p, p.con[0], &io, &inv) &&
+	     io_post_inv_raw(&p, p.con[0], &io, &inv);
+	/* The hook clears delay_next_ms as it takes the write. */
+	until = now_ms() + 2000;
+	while (ok && get_param("rift_test_srv", "delay_next_ms", 0) && now_ms() < until)
+		usleep(5000);
+	ok = ok && EXPECT(!get_param("rift_test_srv", "delay_next_ms", 0),
+			  "rift-test-srv did not hold the first write") &&
 	     EXPECT(!peer_send_inv(p.con[0], inv.msg, inv.len, inv.rkey),
 		    "cannot post the second SEND: %s", peer_conn_error(p.con[0])) &&
 	     expect_closed_for(&p, p.con[0], "which has one unanswered");
 	set_param("rift_test_srv", "delay_next_ms", 0);
 	path_down(&p);
+	usleep(2 * HOLD_MS * 1000);
 	return ok;
 }
 
@@ -374,9 +394,11 @@ bool case_rinv_unanswered(const struct peer_case *tc)
  * After a write's answer the chunk carries a new key; a write that kills
  * the previous one instead leaves the new key open.  A device that checks
  * the key against the MR's (rxe: "wr key ... doesn't match mr key") fails
- * the receive; the server's own check (rift_srv_op_start()) is the second
- * line.  Either way the path closes and the write never reaches the ULP:
- * the store, read on a new path, still holds the first write's data.
+ * the receive ("receive failed"); on one that did not, the server's own
+ * check (rift_srv_op_start(), "not its chunk's", which rinv_wrong_key
+ * exercises on rxe) would.  Either way the path closes for one of those
+ * and the write never reaches the ULP: the store, read on a new path,
+ * still holds the first write's data.
  */
 bool case_rinv_stale_key(const struct peer_case *tc)
 {
@@ -389,9 +411,11 @@ bool case_rinv_stale_key(const struct peer_case *tc)
 	bool ok;
 
 	(void)tc;
+	memset(&p, 0, sizeof(p));
+	memset(&q, 0, sizeof(q));
 	pattern(first, sizeof(first), 109);
 	pattern(second, sizeof(second), 110);
-	ok = path_up_rinv(&p) && rinv_build(&p, &io, 0, first, sizeof(first)) &&
+	ok = srv_reasons_on() && path_up_rinv(&p) && rinv_build(&p, &io, 0, first, sizeof(first)) &&
 	     io_inv_init(&p, &io, &inv) && io_post_inv_raw(&p, p.con[0], &io, &inv) &&
 	     recv_rsp_rkey(&p, p.con[0], &rsp, &rkey) &&
 	     expect_errno(rsp.err, 0, "first write");
@@ -402,7 +426,9 @@ bool case_rinv_stale_key(const struct peer_case *tc)
 		ok = rinv_build(&p, &io, 0, second, sizeof(second)) &&
 		     io_inv_init(&p, &io, &inv);
 		inv.rkey = old;
-		ok = ok && io_post_inv_raw(&p, p.con[0], &io, &inv) && expect_closed(p.con[0]);
+		ok = ok && io_post_inv_raw(&p, p.con[0], &io, &inv) &&
+		     expect_closed_for(&p, p.con[0],
+				       "connection 0: receive failed|not its chunk's");
 	}
 	path_down(&p);
 	if (!ok)
@@ -430,6 +456,7 @@ bool case_rinv_not_granted(const struct peer_case *tc)
 	bool ok;
 
 	(void)tc;
+	memset(&p, 0, sizeof(p));
 	pattern(data, sizeof(data), 111);
 	ok = srv_reasons_on() && credit_path_up(&p, RINV_CREDIT_FLOOR, feat) &&
 	     EXPECT((p.info.feat_accepted & feat) == feat, "features %#llx accepted, %#llx offered",
@@ -451,8 +478,9 @@ bool case_rinv_not_granted(const struct peer_case *tc)
  * its INFO_REQ.  The key it names must be one the server's device holds
  * or the device fails the receive first: another path's chunk key (rxe
  * does not hold an invalidation to the QP's protection domain, see
- * security.rst; a device that does fails it instead).  The server must
- * take it for what it is, not an INFO_REQ, and close the path.
+ * security.rst; a device that does fails the receive instead, "receive
+ * failed", also accepted).  The server must take it for what it is, not
+ * an INFO_REQ, and close the path.
  */
 bool case_rinv_first_msg(const struct peer_case *tc)
 {
@@ -463,6 +491,7 @@ bool case_rinv_first_msg(const struct peer_case *tc)
 	bool ok;
 
 	(void)tc;
+	memset(&a, 0, sizeof(a));
 	pattern(data, sizeof(data), 112);
 	ok = srv_reasons_on() && path_up_rinv(&a) &&
 	     EXPECT(a.info.queue_depth > 1, "queue depth %u: no chunk 1", a.info.queue_depth) &&
@@ -472,7 +501,8 @@ bool case_rinv_first_msg(const struct peer_case *tc)
 		ok = path_connect(&b, 0) &&
 		     EXPECT(!peer_send_inv(b.con[0], inv.msg, inv.len, a.chunks[1].rkey),
 			    "cannot post: %s", peer_conn_error(b.con[0])) &&
-		     expect_closed_for(&b, b.con[0], "first message is not an INFO_REQ");
+		     expect_closed_for(&b, b.con[0],
+				       "first message is not an INFO_REQ|connection 0: receive failed");
 		path_down(&b);
 	}
 	path_down(&a);
@@ -498,6 +528,7 @@ bool case_rinv_imposed(const struct peer_case *tc)
 	bool ok;
 
 	(void)tc;
+	memset(&p, 0, sizeof(p));
 	pattern(data, sizeof(data), 113);
 	ok = set_param("rift_server", "force_always_invalidate", 1) && path_up_feat(&p, offer);
 	set_param("rift_server", "force_always_invalidate", force0);

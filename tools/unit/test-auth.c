@@ -268,8 +268,15 @@ static void test_feat_decide(void)
 	CHECK_EQ(rift_proto_features_decide(ri | RIFT_FEAT_CANCEL, sup, ai, &feat),
 		 -EPROTONOSUPPORT);
 	CHECK_EQ(feat, 0);
+	feat = ~0ULL;
 	CHECK_EQ(rift_proto_features_decide(RIFT_FEAT_CANCEL, sup, RIFT_FEAT_CANCEL, &feat),
 		 -EINVAL);
+	CHECK_EQ(feat, 0);
+	CHECK_EQ(rift_proto_features_decide(cap, sup, ai | BIT_ULL(40), &feat), -EINVAL);
+	/* The other qualifier and unknown bits as without imposition. */
+	CHECK_EQ(rift_proto_features_decide(cap | RIFT_FEAT_CANCEL_GEN | BIT_ULL(40), sup, ai,
+					    &feat), 0);
+	CHECK_EQ(feat, ai);
 }
 
 const struct unit_test unit_auth_tests[] = {
