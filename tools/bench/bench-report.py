@@ -3,7 +3,8 @@
 """Tabulate `make bench`: read what tools/bench/bench-guest.sh recorded
 (results.jsonl, fio's JSON, perftest's output) and print one block per
 figure, rows = peers, with each figure's ratio to nvme-rdma, to RNBD and to
-the raw verbs limit, and the transport work and guest CPU time per IO;
+the raw verbs limit, and the transport work, guest CPU time and context
+switches per IO;
 then, if it ran, the rift-idle63 scenario (one busy session beside 63
 idle ones, tools/bench/bench-idle63.sh) in a section of its own.
 Writes the same as JSON.  Numbers only: nothing here passes or fails.
@@ -92,9 +93,11 @@ def generic_header(w, meta, vm):
     w("Per IO, both ends of the VM together: ps = ib_post_send calls, rw = receive WRs posted,")
     w("cq = completions (CQEs), pk = rxe packets sent (ACKs included); cpu = the VM's busy CPU")
     w("time (/proc/stat: user+nice+system+irq+softirq+steal, all CPUs) over the job divided")
-    w("by the IOs fio completed, us; c/nv, c/rn = cpu divided by nvme's, rnbd's.  The idle VM")
-    w("(the bench's shell) keeps %s%% of its CPU time busy; that is in every cpu figure."
-      % meta.get("idle_busy_pct", "?"))
+    w("by the IOs fio completed, us; c/nv, c/rn = cpu divided by nvme's, rnbd's; cs = the VM's")
+    w("context switches (/proc/stat ctxt, all CPUs) over the job per IO.  The idle VM (the")
+    w("bench's shell) keeps %s%% of its CPU time busy and switches context %s times a second;"
+      % (meta.get("idle_busy_pct", "?"), meta.get("idle_ctxt_per_s", "?")))
+    w("that is in every cpu and cs figure.")
     cf = None
     cff = os.path.join(vm, "srv_credit_floor")
     if os.path.exists(cff):
@@ -372,10 +375,13 @@ def main():
             continue
         for f, v in got.items():
             vals.setdefault((p, f), []).append(v)
-            c = cnt.setdefault((p, f), {k: 0 for k in COUNTERS + ["ios", "cpu_busy"]})
+            c = cnt.setdefault((p, f), {k: 0 for k in COUNTERS + ["ios", "cpu_busy", "ctxt"]})
             c["ios"] += ios
-            for k in COUNTERS + ["cpu_busy"]:
+            for k in COUNTERS + ["cpu_busy", "ctxt"]:
                 c[k] += r.get(k, 0)
+            # Runs from before the guest counted context switches.
+            if "ctxt" not in r:
+                c["ctxt_missing"] = True
 
     def ratio(v, ref):
         return v / ref if v is not None and ref else None
@@ -406,9 +412,9 @@ def main():
         w("%s (%s)   raw limit: %s" % (title, unit, rawtxt))
         fiojob = job not in ("failover", "mem-idle")
         if fiojob:
-            w("  %-8s %10s %21s %6s %6s %6s %6s %6s %6s %6s %7s %5s %5s" %
+            w("  %-8s %10s %21s %6s %6s %6s %6s %6s %6s %6s %7s %5s %5s %6s" %
               ("peer", "value", "[min..max]", "/nvme", "/rnbd", "/raw", "ps", "rw", "cq", "pk",
-               "cpu", "c/nv", "c/rn"))
+               "cpu", "c/nv", "c/rn", "cs"))
         else:
             w("  %-8s %10s %21s %6s %6s %6s" %
               ("peer", "value", "[min..max]", "/nvme", "/rnbd", "/raw"))
@@ -447,12 +453,13 @@ def main():
                 cpu = cpu_per_io(p)
                 cr = {k: ratio(cpu, cpu_per_io(refpeer[k])) if k in refpeer else None
                       for k in REFS}
-                row += " %6s %6s %6s %6s %7s %5s %5s" % (
+                cs = c["ctxt"] / c["ios"] if c["ios"] and "ctxt_missing" not in c else None
+                row += " %6s %6s %6s %6s %7s %5s %5s %6s" % (
                     *[fmt(per[k], "%.1f") for k in COUNTERS], fmt(cpu, "%.0f"),
-                    fmt(cr["nvme"]), fmt(cr["rnbd"]))
+                    fmt(cr["nvme"]), fmt(cr["rnbd"]), fmt(cs, "%.1f"))
                 fig["peers"][p].update({"per_io": per, "ios": c["ios"], "cpu_us_per_io": cpu,
                                         "cpu_ratio_nvme": cr["nvme"],
-                                        "cpu_ratio_rnbd": cr["rnbd"]})
+                                        "cpu_ratio_rnbd": cr["rnbd"], "cs_per_io": cs})
             elif f == "failover_gap_ms":
                 rr = fo[p]
                 errs = [x.get("fio_errors") for x in rr]
