@@ -15,7 +15,9 @@
 # hipri) where the peer has poll queues; and for the peers over both links
 # the failover job on the memory-backed /dev/nullbfo (fo_job: one link goes
 # down under a verified QD16 fio and comes back).  Every fio job also
-# records the VM's busy CPU time (/proc/stat) for CPU time per IO.
+# records the VM's busy CPU time and context switches (/proc/stat) for
+# CPU time and context switches per IO, and its guest times t0/t1, for
+# the host to find the job on its load record (tools/bench/host-load.sh).
 #
 # The peer rift-idle63 (only if named in BENCH_PEERS; `make bench-idle63`)
 # is memory credits' scenario of its own, one busy riftblk session with

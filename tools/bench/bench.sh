@@ -7,8 +7,10 @@
 # one and two paths and with always-invalidate, nvme-rdma and RNBD over
 # one link and over both, and perftest's raw verbs limit, interleaved
 # repetitions; plus a polled job, the failover gap, the memory of an idle
-# session and CPU time per IO.  Prints the table and leaves
-# build/bench/bench.{txt,json}.
+# session and CPU time per IO.  Meanwhile tools/bench/host-load.sh
+# records the host's load (build/bench/vm/host-load.txt), for the report
+# to name the jobs that shared the host with other work.  Prints the
+# table and leaves build/bench/bench.{txt,json}.
 #
 # Environment: BENCH_RUNTIME (s per fio job, default 10), BENCH_REPS (3),
 # BENCH_PEERS (subset, in order), BENCH_PROFILE (fio jobs to sample with
