@@ -128,8 +128,8 @@ def host_at(samples, t):
 
 
 def job_window(vm, r):
-    """(start, end, how) of a fio job on the host's clock, or (None,
-    None, why).  The end is the host's mtime of its fio JSON (written at
+    """(start, end, None) of a fio job on the host's clock, or (None,
+    None, why not).  The end is the host's mtime of its fio JSON (written at
     fio's end through 9p: the host stamps it); the length is the guest's
     own, fio's timestamp_ms (when it wrote that JSON) minus t0 (just
     before fio started), else t1 - t0 (t1: once the guest saw fio end,
