@@ -1030,7 +1030,7 @@ step 20 sleep 5
 t1=${EPOCHREALTIME/,/.}
 read -r -a c1 <<<"$(counters)"
 idle=$(awk -v b=$((c1[4] - c0[4])) -v t=$((c1[5] - c0[5])) 'BEGIN { printf "%.1f", t ? 100 * b / t : 0 }')
-idle_cs=$(awk -v c=$((c1[6] - c0[6])) -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b > a ? c / (b - a) : 0 }')
+idle_cs=$(awk -v c=$((c1[6] - c0[6])) -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b > a ? c / (b - a) : 0) }')
 log "idle VM: ${idle}% of its CPU time busy, $idle_cs context switches a second"
 echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')"),\"clk_tck\":$(getconf CLK_TCK),\"idle_busy_pct\":$idle,\"idle_ctxt_per_s\":$idle_cs,\"poll_queues\":$POLLQ,\"fo_down_s\":$FO_DOWN,\"mem_settle_s\":$MEM_SETTLE,\"idle63\":{\"n\":$I63_N,\"credit_idle_ms\":$I63_IDLE_MS,\"credit_floor\":$I63_FLOOR,\"pool_mb\":$I63_POOL_MB,\"read_bounce_kb\":$I63_BOUNCE_KB,\"warm_s\":$I63_WARM_S,\"warm_par\":$I63_WARM_PAR,\"log_ms\":$I63_LOG_MS}}" > "$OUT/meta.json"
 # Bounded: a peer may have left IO stuck that unmapping or unloading
