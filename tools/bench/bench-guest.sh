@@ -15,7 +15,9 @@
 # hipri) where the peer has poll queues; and for the peers over both links
 # the failover job on the memory-backed /dev/nullbfo (fo_job: one link goes
 # down under a verified QD16 fio and comes back).  Every fio job also
-# records the VM's busy CPU time (/proc/stat) for CPU time per IO.
+# records the VM's busy CPU time and context switches (/proc/stat) for
+# CPU time and context switches per IO, and its guest times t0/t1, for
+# the host to find the job on its load record (tools/bench/host-load.sh).
 #
 # The peer rift-idle63 (only if named in BENCH_PEERS; `make bench-idle63`)
 # is memory credits' scenario of its own, one busy riftblk session with
@@ -142,9 +144,11 @@ counters_teardown()
 	echo > "$TR/kprobe_events" 2>/dev/null
 }
 
-# counters: "post_send post_recv cqe pkts busy total" now; busy and total
-# are the VM's CPU time (all CPUs, USER_HZ ticks) from /proc/stat: busy is
-# user + nice + system + irq + softirq + steal, total adds idle and iowait.
+# counters: "post_send post_recv cqe pkts busy total ctxt" now; busy and
+# total are the VM's CPU time (all CPUs, USER_HZ ticks) from /proc/stat:
+# busy is user + nice + system + irq + softirq + steal, total adds idle
+# and iowait; ctxt is the VM's context switches (all CPUs) from the same
+# read of /proc/stat.
 counters()
 {
 	local k n out=() pk=0 f
@@ -155,8 +159,8 @@ counters()
 	for f in /sys/class/infiniband/rxe_*/ports/1/hw_counters/sent_pkts; do
 		[ -r "$f" ] && pk=$((pk + $(cat "$f")))
 	done
-	echo "${out[*]} $pk $(awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8 + $9;
-		print b, b + $5 + $6; exit }' /proc/stat)"
+	echo "${out[*]} $pk $(awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8 + $9; t = b + $5 + $6 }
+		/^ctxt / { print b, t, $2; exit }' /proc/stat)"
 }
 
 # --- memory an idle session takes ---------------------------------------
@@ -248,7 +252,7 @@ profile_stop()
 	log "  profile: ${PERF_OUT#"$OUT"/}.txt"
 }
 
-# counted_since C0...: the growth of counters' six numbers since C0 (an
+# counted_since C0...: the growth of counters' seven numbers since C0 (an
 # earlier reading of them), as key=value fields of a record.
 counted_since()
 {
@@ -256,7 +260,8 @@ counted_since()
 	read -r -a c1 <<<"$(counters)"
 	echo "post_send=$((c1[0] - $1)) post_recv=$((c1[1] - $2))" \
 	     "cqe=$((c1[2] - $3)) pkts=$((c1[3] - $4))" \
-	     "cpu_busy=$((c1[4] - $5)) cpu_total=$((c1[5] - $6))"
+	     "cpu_busy=$((c1[4] - $5)) cpu_total=$((c1[5] - $6))" \
+	     "ctxt=$((c1[6] - $7))"
 }
 
 # fio_outcome PEER REP NAME RC F DONE: one record for a fio job that
@@ -281,10 +286,15 @@ fio_outcome()
 
 # run_jobs PEER REP DEV JOB...: each fio JOB (a line of JOBS) on DEV, one
 # record each.  Returns 124 if fio hung (IO stuck in the kernel): the
-# device cannot be torn down then, and the peer is given up on.
+# device cannot be torn down then, and the peer is given up on.  t0 and
+# t1 are the guest's wall clock (s) just before fio starts and once it is
+# seen to have ended (up to rift_nap's 0.2 s later): t1 - t0 is the
+# length of the job's window on the host's load record (bench-report.py
+# ends the window at the host's mtime of fio's JSON, not trusting the
+# two clocks to agree).
 run_jobs()
 {
-	local peer=$1 rep=$2 dev=$3 j name rw bs qd eng f c0 rc fields
+	local peer=$1 rep=$2 dev=$3 j name rw bs qd eng f c0 rc fields t0 t1
 	shift 3
 	for j in "$@"; do
 		read -r name rw bs qd eng <<<"$j"
@@ -293,10 +303,13 @@ run_jobs()
 		read -r -a c0 <<<"$(counters)"
 		rc=0
 		profile_start "$peer-$name-r$rep" "$name"
+		t0=${EPOCHREALTIME/,/.}
 		step $((RUNTIME + 120)) fio_job "$f" "$dev" "$rw" "$bs" "$qd" "$eng" || rc=$?
+		t1=${EPOCHREALTIME/,/.}
 		profile_stop
 		read -r -a fields <<<"$(counted_since "${c0[@]}")"
-		fio_outcome "$peer" "$rep" "$name" "$rc" "$f" done || return 124
+		fields+=("t0=$t0" "t1=$t1")
+		fio_outcome "$peer" "$rep" "$name" "$rc" "$f" "done" || return 124
 	done
 }
 
@@ -763,7 +776,7 @@ PY
 fo_job()
 {
 	local peer=$1 rep=$2 dev=$3 d f rt pid rc=0 l p0 p1 t_down t_up n0 r
-	local gap base after ios iosd errs
+	local gap base after ios iosd errs t0 t1
 	d=/tmp/fo-$peer-r$rep
 	f=$OUT/fio/$peer-failover-r$rep.json
 	rt=$((FO_WARM + FO_DOWN + FO_AFTER + 20))
@@ -771,6 +784,7 @@ fo_job()
 	mkdir -p "$d"
 	n0=$(dev_ios "$dev")
 	read -r -a p0 <<<"$(link_pkts)"
+	t0=${EPOCHREALTIME/,/.}
 	(cd "$d" && exec timeout -k 5 $((rt + 120)) fio --name=failover --filename="$dev" \
 		--direct=1 --ioengine=libaio --rw=randwrite --bsrange=4k-64k --iodepth=16 \
 		--size=64M --time_based --runtime="$rt" --verify=crc32c --verify_backlog=32 \
@@ -793,6 +807,7 @@ fo_job()
 	step $STEP_TMO rift_link_up "riftb$l" || log "  link $l: rxe device not re-created"
 	rift_wait_until 20 rift_rdma_link_active "rxe_riftb$l" || log "  rxe_riftb$l not active again"
 	rift_wait_pid $((rt + 150)) "$pid" || rc=$?
+	t1=${EPOCHREALTIME/,/.}
 	if [ $rc -eq 124 ]; then
 		kill -9 "$pid" 2>/dev/null
 		record "$peer" "$rep" failover "fio hung (IO stuck for > $((rt + 150))s)"
@@ -803,7 +818,8 @@ fo_job()
 		read -r gap base after ios iosd <<<"$r"
 		record "$peer" "$rep" failover ok "gap_ms=$gap" "base_gap_ms=$base" \
 			"resumed_after_up=$after" "ios=$ios" "ios_down=$iosd" \
-			"down_ms=$((t_up - t_down))" "link=$l" "fio_rc=$rc" "fio_errors=${errs:-null}"
+			"down_ms=$((t_up - t_down))" "link=$l" "fio_rc=$rc" "fio_errors=${errs:-null}" \
+			"t0=$t0" "t1=$t1"
 		log "  $peer failover: largest gap $gap ms (before: $base ms), fio rc $rc"
 	else
 		record "$peer" "$rep" failover "no IO completed after the link went down (fio rc $rc: $(tail -n 1 "$f.log"))"
@@ -1009,11 +1025,14 @@ defer counters_teardown
 # What the idle VM (the bench's shell polling its steps) keeps busy, for
 # reading CPU time per IO.
 read -r -a c0 <<<"$(counters)"
+t0=${EPOCHREALTIME/,/.}
 step 20 sleep 5
+t1=${EPOCHREALTIME/,/.}
 read -r -a c1 <<<"$(counters)"
 idle=$(awk -v b=$((c1[4] - c0[4])) -v t=$((c1[5] - c0[5])) 'BEGIN { printf "%.1f", t ? 100 * b / t : 0 }')
-log "idle VM: ${idle}% of its CPU time busy"
-echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')"),\"clk_tck\":$(getconf CLK_TCK),\"idle_busy_pct\":$idle,\"poll_queues\":$POLLQ,\"fo_down_s\":$FO_DOWN,\"mem_settle_s\":$MEM_SETTLE,\"idle63\":{\"n\":$I63_N,\"credit_idle_ms\":$I63_IDLE_MS,\"credit_floor\":$I63_FLOOR,\"pool_mb\":$I63_POOL_MB,\"read_bounce_kb\":$I63_BOUNCE_KB,\"warm_s\":$I63_WARM_S,\"warm_par\":$I63_WARM_PAR,\"log_ms\":$I63_LOG_MS}}" > "$OUT/meta.json"
+idle_cs=$(awk -v c=$((c1[6] - c0[6])) -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b > a ? c / (b - a) : 0) }')
+log "idle VM: ${idle}% of its CPU time busy, $idle_cs context switches a second"
+echo "{\"runtime\":$RUNTIME,\"reps\":$REPS,\"kernel\":$(json_str "$(uname -r)"),\"cpus\":$(nproc),\"nullb\":$(json_str "${NULLB_PARAMS[*]}"),\"rxe_mtu\":$(json_str "$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')"),\"clk_tck\":$(getconf CLK_TCK),\"idle_busy_pct\":$idle,\"idle_ctxt_per_s\":$idle_cs,\"poll_queues\":$POLLQ,\"fo_down_s\":$FO_DOWN,\"mem_settle_s\":$MEM_SETTLE,\"idle63\":{\"n\":$I63_N,\"credit_idle_ms\":$I63_IDLE_MS,\"credit_floor\":$I63_FLOOR,\"pool_mb\":$I63_POOL_MB,\"read_bounce_kb\":$I63_BOUNCE_KB,\"warm_s\":$I63_WARM_S,\"warm_par\":$I63_WARM_PAR,\"log_ms\":$I63_LOG_MS}}" > "$OUT/meta.json"
 # Bounded: a peer may have left IO stuck that unmapping or unloading
 # would wait on for ever (the host also kills the VM; see bench.sh).
 defer step 120 bench_cleanup

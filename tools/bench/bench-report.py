@@ -3,7 +3,10 @@
 """Tabulate `make bench`: read what tools/bench/bench-guest.sh recorded
 (results.jsonl, fio's JSON, perftest's output) and print one block per
 figure, rows = peers, with each figure's ratio to nvme-rdma, to RNBD and to
-the raw verbs limit, and the transport work and guest CPU time per IO;
+the raw verbs limit, and the transport work, guest CPU time and context
+switches per IO; then how much of the host's CPU went to other work than
+the VM during each fio job (build/bench/vm/host-load.txt, written on the
+host by tools/bench/host-load.sh), naming the jobs that shared the host;
 then, if it ran, the rift-idle63 scenario (one busy session beside 63
 idle ones, tools/bench/bench-idle63.sh) in a section of its own.
 Writes the same as JSON.  Numbers only: nothing here passes or fails.
@@ -42,6 +45,9 @@ FIGS = {
                        "own count", "MiB", False),
 }
 COUNTERS = ["post_send", "post_recv", "cqe", "pkts"]
+# A job during which this share of the host's CPU time or more went to
+# other work than the VM is named: its figures may be low for that.
+HOST_OTHER_NAMED = 0.10
 WRITE_JOBS = ("qd1-randwrite", "qd32-randwrite", "qd8-seqwrite")
 LAT_PREFIX = {"qd1-randread": "lat", "qd1-randwrite": "wlat", "qd1-polled": "plat"}
 
@@ -83,6 +89,151 @@ def mean(v):
     return sum(v) / len(v) if v else None
 
 
+def host_samples(path):
+    """host-load.txt (tools/bench/host-load.sh): sorted (epoch, busy,
+    total, qemu) tuples of cumulative USER_HZ ticks; None if missing."""
+    try:
+        fh = open(path)
+    except OSError:
+        return None
+    out = []
+    with fh:
+        for line in fh:
+            f = line.split()
+            if len(f) != 4 or line.startswith("#"):
+                continue
+            try:
+                out.append((float(f[0]), int(f[1]), int(f[2]), int(f[3])))
+            except ValueError:
+                continue
+    out.sort()
+    return out
+
+
+def host_at(samples, t):
+    """The cumulative (busy, total, qemu) at epoch t, linear between the
+    two samples around it; None outside the record."""
+    if not samples or t < samples[0][0] or t > samples[-1][0]:
+        return None
+    lo, hi = 0, len(samples) - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if samples[mid][0] <= t:
+            lo = mid
+        else:
+            hi = mid
+    a, b = samples[lo], samples[hi]
+    x = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 0.0
+    return tuple(a[i] + x * (b[i] - a[i]) for i in (1, 2, 3))
+
+
+def job_window(vm, r):
+    """(start, end, None) of a fio job on the host's clock, or (None,
+    None, why not).  The end is the host's mtime of its fio JSON (written at
+    fio's end through 9p: the host stamps it); the length is the guest's
+    own, fio's timestamp_ms (when it wrote that JSON) minus t0 (just
+    before fio started), else t1 - t0 (t1: once the guest saw fio end,
+    up to 0.2 s later)."""
+    if "t0" not in r or "t1" not in r:
+        return None, None, "no job times recorded"
+    fpath = os.path.join(vm, "fio", "%s-%s-r%d.json" % (r["peer"], r["job"], r["rep"]))
+    try:
+        end = os.stat(fpath).st_mtime_ns / 1e9
+    except OSError as e:
+        return None, None, "no fio output: %s" % e
+    gend = r["t1"]
+    try:
+        s = open(fpath).read()
+        ts = json.loads(s[s.index("{"):])["timestamp_ms"] / 1e3
+        if r["t0"] < ts <= r["t1"] + 1:
+            gend = ts
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return end - (gend - r["t0"]), end, None
+
+
+def host_load(vm, recs, res, w):
+    """The host's load during each fio job: the share of all the host's
+    CPU time used outside the VM (host busy minus qemu's CPU time) and
+    the host's busy share, qemu included.  Returns {(peer, job, rep):
+    other share} for the figures' blocks in the JSON."""
+    path = os.path.join(vm, "host-load.txt")
+    samples = host_samples(path)
+    hl = {"file": "host-load.txt", "named_at_pct": 100 * HOST_OTHER_NAMED, "jobs": [],
+          "shared": []}
+    res["host_load"] = hl
+    w("")
+    if samples is None:
+        w("Host load: not recorded (no host-load.txt: a run from before tools/bench/host-load.sh,")
+        w("or it did not start); which jobs shared the host cannot be told.")
+        hl["file"] = None
+        return {}
+    jobs = []
+    for r in recs:
+        if r["peer"] in ("raw", IDLE63) or r["status"] != "ok" or r["job"] == "mem-idle":
+            continue
+        e = {"peer": r["peer"], "job": r["job"], "rep": r["rep"], "host_other": None,
+             "host_busy": None}
+        start, end, why = job_window(vm, r)
+        if why is None:
+            a, b = host_at(samples, start), host_at(samples, end)
+            e.update({"start": start, "end": end, "length_s": end - start})
+            if a is None or b is None:
+                why = "outside the host's record"
+            elif b[1] <= a[1]:
+                why = "no host CPU time counted in the window"
+            else:
+                e["host_other"] = ((b[0] - a[0]) - (b[2] - a[2])) / (b[1] - a[1])
+                e["host_busy"] = (b[0] - a[0]) / (b[1] - a[1])
+        if why:
+            e["why"] = why
+        jobs.append(e)
+    hl["jobs"] = jobs
+    w("Host load during each fio job (host-load.txt: the host's /proc/stat and qemu's CPU time,")
+    w("sampled every second on the host): % of all the host's CPU time used outside the VM")
+    w("(host busy minus qemu's CPU time) / % busy in all, qemu included.  A job's window ends")
+    w("at the host's mtime of its fio JSON and is as long as the guest timed the job.  Evidence")
+    w("for reading a slow repetition, not a verdict; %.0f %% or more outside the VM is named below."
+      % (100 * HOST_OTHER_NAMED))
+    if not jobs:
+        w("  no fio job to place on it")
+        return {}
+    names = [d[0] for d in FIGS.values() if d[0] != "mem-idle"]
+    names = list(dict.fromkeys(names + [e["job"] for e in jobs]))
+    names = [n for n in names if any(e["job"] == n for e in jobs)]
+    cell = {(e["peer"], e["job"], e["rep"]): e for e in jobs}
+    rows = list(dict.fromkeys((e["peer"], e["rep"]) for e in jobs))
+    order = {p: i for i, p in enumerate(PEERS)}
+    rows.sort(key=lambda x: (order.get(x[0], len(PEERS)), x[0], x[1]))
+    wd = [max(len(n), 7) for n in names]
+    w("  %-8s %3s %s" % ("peer", "rep", " ".join("%*s" % (k, n) for k, n in zip(wd, names))))
+    for p, rep in rows:
+        cs = []
+        for k, n in zip(wd, names):
+            e = cell.get((p, n, rep))
+            if e is None or e["host_other"] is None:
+                cs.append("%*s" % (k, "-"))
+            else:
+                cs.append("%*s" % (k, "%.0f/%.0f" % (100 * e["host_other"],
+                                                     100 * e["host_busy"])))
+        w("  %-8s %3d %s" % (p, rep, " ".join(cs)))
+    why = sorted({e["why"] for e in jobs if e.get("why")})
+    if why:
+        w("  - : %s" % "; ".join(why))
+    for p, rep in rows:
+        for n in names:
+            e = cell.get((p, n, rep))
+            if e and e["host_other"] is not None and e["host_other"] >= HOST_OTHER_NAMED:
+                hl["shared"].append({"peer": p, "job": n, "rep": rep,
+                                     "host_other_pct": 100 * e["host_other"]})
+                w("shared the host: %s %s rep %d: %.0f %% of the host outside the VM"
+                  % (p, n, rep, 100 * e["host_other"]))
+    if not hl["shared"]:
+        w("no fio job shared the host: under %.0f %% of its CPU outside the VM in every one"
+          % (100 * HOST_OTHER_NAMED))
+    return {k: e["host_other"] for k, e in cell.items()}
+
+
 def generic_header(w, meta, vm):
     """How to read the usual figures' blocks."""
     w("Value = mean over the repetitions [min..max]; /nvme, /rnbd, /raw = value divided by")
@@ -92,9 +243,11 @@ def generic_header(w, meta, vm):
     w("Per IO, both ends of the VM together: ps = ib_post_send calls, rw = receive WRs posted,")
     w("cq = completions (CQEs), pk = rxe packets sent (ACKs included); cpu = the VM's busy CPU")
     w("time (/proc/stat: user+nice+system+irq+softirq+steal, all CPUs) over the job divided")
-    w("by the IOs fio completed, us; c/nv, c/rn = cpu divided by nvme's, rnbd's.  The idle VM")
-    w("(the bench's shell) keeps %s%% of its CPU time busy; that is in every cpu figure."
-      % meta.get("idle_busy_pct", "?"))
+    w("by the IOs fio completed, us; c/nv, c/rn = cpu divided by nvme's, rnbd's; cs = the VM's")
+    w("context switches (/proc/stat ctxt, all CPUs) over the job per IO.  The idle VM (the")
+    w("bench's shell) keeps %s%% of its CPU time busy and switches context %s times a second;"
+      % (meta.get("idle_busy_pct", "?"), meta.get("idle_ctxt_per_s", "?")))
+    w("that is in every cpu and cs figure.")
     cf = None
     cff = os.path.join(vm, "srv_credit_floor")
     if os.path.exists(cff):
@@ -333,7 +486,7 @@ def main():
 
     # per peer and figure: values over the repetitions, counters per IO,
     # and for the failover gap what else the job saw
-    vals, na, cnt, fo = {}, {}, {}, {}
+    vals, vreps, na, cnt, fo = {}, {}, {}, {}, {}
     for r in recs:
         p = r["peer"]
         if p in ("raw", IDLE63):
@@ -348,6 +501,7 @@ def main():
             got, why = rec_figures(r)
             for f, v in got.items():
                 vals.setdefault((p, f), []).append(v)
+                vreps.setdefault((p, f), []).append(r["rep"])
             for f, v in why.items():
                 na.setdefault((p, f), set()).add(v)
             if job == "failover":
@@ -372,10 +526,14 @@ def main():
             continue
         for f, v in got.items():
             vals.setdefault((p, f), []).append(v)
-            c = cnt.setdefault((p, f), {k: 0 for k in COUNTERS + ["ios", "cpu_busy"]})
+            vreps.setdefault((p, f), []).append(r["rep"])
+            c = cnt.setdefault((p, f), {k: 0 for k in COUNTERS + ["ios", "cpu_busy", "ctxt"]})
             c["ios"] += ios
-            for k in COUNTERS + ["cpu_busy"]:
+            for k in COUNTERS + ["cpu_busy", "ctxt"]:
                 c[k] += r.get(k, 0)
+            # Runs from before the guest counted context switches.
+            if "ctxt" not in r:
+                c["ctxt_missing"] = True
 
     def ratio(v, ref):
         return v / ref if v is not None and ref else None
@@ -398,6 +556,10 @@ def main():
     generic = bool(peers) or any(r["peer"] == "raw" for r in recs)
     if generic:
         generic_header(w, meta, vm)
+    # The host's load per job, printed after the blocks; its figures
+    # also go into the blocks' JSON.
+    hlout = []
+    hother = host_load(vm, recs, res, hlout.append) if generic else {}
     if raw_na:
         w("raw verbs limit n/a: %s" % "; ".join(raw_na))
     for f, (job, title, unit, _) in FIGS.items() if generic else ():
@@ -406,9 +568,9 @@ def main():
         w("%s (%s)   raw limit: %s" % (title, unit, rawtxt))
         fiojob = job not in ("failover", "mem-idle")
         if fiojob:
-            w("  %-8s %10s %21s %6s %6s %6s %6s %6s %6s %6s %7s %5s %5s" %
+            w("  %-8s %10s %21s %6s %6s %6s %6s %6s %6s %6s %7s %5s %5s %6s" %
               ("peer", "value", "[min..max]", "/nvme", "/rnbd", "/raw", "ps", "rw", "cq", "pk",
-               "cpu", "c/nv", "c/rn"))
+               "cpu", "c/nv", "c/rn", "cs"))
         else:
             w("  %-8s %10s %21s %6s %6s %6s" %
               ("peer", "value", "[min..max]", "/nvme", "/rnbd", "/raw"))
@@ -438,21 +600,28 @@ def main():
             row = "  %-8s %10.1f %21s %6s %6s %6s" % (
                 p, m, "[%.1f..%.1f]" % (min(v), max(v)), fmt(rs["nvme"]), fmt(rs["rnbd"]),
                 fmt(rs["raw"]))
-            fig["peers"][p] = {"values": v, "mean": m, "min": min(v), "max": max(v),
-                               "ratio_nvme": rs["nvme"], "ratio_rnbd": rs["rnbd"],
-                               "ratio_raw": rs["raw"]}
+            fig["peers"][p] = {"values": v, "reps": vreps[(p, f)], "mean": m, "min": min(v),
+                               "max": max(v), "ratio_nvme": rs["nvme"],
+                               "ratio_rnbd": rs["rnbd"], "ratio_raw": rs["raw"]}
+            if job != "mem-idle" and hother:
+                # Per repetition, as "values": % of the host's CPU time
+                # used outside the VM during the job (None: not known).
+                fig["peers"][p]["host_other_pct"] = [
+                    100 * hother[(p, job, rp)] if hother.get((p, job, rp)) is not None
+                    else None for rp in vreps[(p, f)]]
             if fiojob:
                 c = cnt[(p, f)]
                 per = {k: c[k] / c["ios"] if c["ios"] else None for k in COUNTERS}
                 cpu = cpu_per_io(p)
                 cr = {k: ratio(cpu, cpu_per_io(refpeer[k])) if k in refpeer else None
                       for k in REFS}
-                row += " %6s %6s %6s %6s %7s %5s %5s" % (
+                cs = c["ctxt"] / c["ios"] if c["ios"] and "ctxt_missing" not in c else None
+                row += " %6s %6s %6s %6s %7s %5s %5s %6s" % (
                     *[fmt(per[k], "%.1f") for k in COUNTERS], fmt(cpu, "%.0f"),
-                    fmt(cr["nvme"]), fmt(cr["rnbd"]))
+                    fmt(cr["nvme"]), fmt(cr["rnbd"]), fmt(cs, "%.1f"))
                 fig["peers"][p].update({"per_io": per, "ios": c["ios"], "cpu_us_per_io": cpu,
                                         "cpu_ratio_nvme": cr["nvme"],
-                                        "cpu_ratio_rnbd": cr["rnbd"]})
+                                        "cpu_ratio_rnbd": cr["rnbd"], "cs_per_io": cs})
             elif f == "failover_gap_ms":
                 rr = fo[p]
                 errs = [x.get("fio_errors") for x in rr]
@@ -479,6 +648,7 @@ def main():
         w("defaults); 'before' is the largest gap before it went down; no IO done while down")
         w("means the peer did not fail over at all; the longest IO shows a request held on the")
         w("dead path while others went on.")
+        out.extend(hlout)
     if any(r["peer"] == IDLE63 for r in recs):
         res["idle63"] = idle63_report(vm, recs, meta, w)
     w("TCG noise is +-30-50 %: compare ratios within one run, not absolute numbers "

@@ -7,8 +7,10 @@
 # one and two paths and with always-invalidate, nvme-rdma and RNBD over
 # one link and over both, and perftest's raw verbs limit, interleaved
 # repetitions; plus a polled job, the failover gap, the memory of an idle
-# session and CPU time per IO.  Prints the table and leaves
-# build/bench/bench.{txt,json}.
+# session and CPU time per IO.  Meanwhile tools/bench/host-load.sh
+# records the host's load (build/bench/vm/host-load.txt), for the report
+# to name the jobs that shared the host with other work.  Prints the
+# table and leaves build/bench/bench.{txt,json}.
 #
 # Environment: BENCH_RUNTIME (s per fio job, default 10), BENCH_REPS (3),
 # BENCH_PEERS (subset, in order), BENCH_PROFILE (fio jobs to sample with
@@ -60,6 +62,14 @@ if [[ " $peers " == *" rnbd"* ]]; then
 fi
 echo "bench: one VM, ${runtime}s per job, $reps repetitions, peers: $peers"
 echo "bench: hard limit ${tmo}s; progress in $out/vm/guest.log"
+# The host's load, sampled every second from before the VM boots until
+# it is down: what else ran on the host during each fio job (the report
+# reads it; tools/bench/host-load.sh).  Killed on any exit of this
+# script; if this script is killed with SIGKILL, it stops by itself.
+mkdir -p "$out/vm"
+tools/bench/host-load.sh "$out/vm/host-load.txt" "$out/vm/qemu-bench.pid" >/dev/null &
+hlpid=$!
+trap 'kill "$hlpid" 2>/dev/null || true' EXIT
 rc=0
 # No slub_debug: its per-allocation stack traces would weigh on every figure.
 tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" --slub-debug off -- \
@@ -88,6 +98,7 @@ while kill -0 "$vmpid" 2>/dev/null; do
 	sleep 2
 done
 wait "$vmpid" || rc=$?
+kill "$hlpid" 2>/dev/null || true
 if [ -n "$killed" ]; then
 	echo "bench: VM killed after the guest finished; tabulating" >&2
 elif [ $rc -ne 0 ]; then
