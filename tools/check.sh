@@ -11,7 +11,7 @@
 #      KVER (kernel to build for and boot).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 logs=$top/build/check
 # From scratch, so W=1 and sparse judge every file.
 make -s clean >/dev/null 2>&1
@@ -169,6 +169,11 @@ result $rc "kernel-doc clean" kernel-doc.log
 # The file-level call graph of the objects just built, as documented.
 tools/callgraph.py --check Documentation/callgraph.rst > "$logs/callgraph.log" 2>&1
 result $? "Documentation/callgraph.rst is the call graph of the tree" callgraph.log
+
+# The bench report's host-load record on a synthetic run (no VM, ~2 s):
+# a burst of load in one job's window is named, and nothing else.
+tools/bench/test-host-load.sh > "$logs/bench-host-load.log" 2>&1
+result $? "bench report: host load named for the job it fell in (synthetic)" bench-host-load.log
 
 # The .debs: build, lintian, install, DKMS build for KVER, purge.
 if [ "${RIFT_SKIP_PACKAGES:-0}" = 1 ]; then
