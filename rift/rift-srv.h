@@ -328,6 +328,8 @@ struct rift_srv_con {
  *	on the chunk than the one the server has (RIFT_FEAT_CANCEL_GEN)
  * @posting_waits: requests that arrived while the answer to the previous
  *	one on their chunk was still being posted, and waited for the post
+ * @rsp_batched: answers posted behind another answer in one post (a
+ *	ULP's rift_srv_resp_batch()): doorbells saved
  * @writes_refused: RDMA WRITEs of read data the client refused with a
  *	remote access error, e.g. a late response into a read it had timed
  *	out and invalidated
@@ -350,6 +352,7 @@ struct rift_srv_stats {
 	u64			cancelled;
 	u64			cancels_stale;
 	u64			posting_waits;
+	u64			rsp_batched;
 	u64			credit_reqs;
 	u64			credits;
 	u64			credit_rels;

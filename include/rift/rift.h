@@ -43,6 +43,7 @@ struct rift_permit;
 struct rift_srv_ctx;
 struct rift_srv_sess;
 struct rift_srv_op;
+struct rift_srv_batch;
 
 /**
  * enum rift_dir - direction of a request's data
@@ -240,6 +241,10 @@ struct rift_srv_ctx *rift_srv_open(const struct rift_srv_ops *ops, void *priv,
 				   u16 port);
 void rift_srv_close(struct rift_srv_ctx *ctx);
 void rift_srv_resp(struct rift_srv_op *op, int err);
+struct rift_srv_batch *rift_srv_batch_alloc(gfp_t gfp);
+void rift_srv_batch_free(struct rift_srv_batch *batch);
+void rift_srv_resp_batch(struct rift_srv_batch *batch, struct rift_srv_op *op, int err);
+void rift_srv_batch_flush(struct rift_srv_batch *batch);
 void rift_srv_set_sess_priv(struct rift_srv_sess *sess, void *priv);
 int rift_srv_get_sess_name(struct rift_srv_sess *sess, char *buf, size_t len);
 int rift_srv_get_host_name(struct rift_srv_sess *sess, char *buf, size_t len);
