@@ -649,18 +649,18 @@ EXPORT_SYMBOL_GPL(rift_srv_resp);
 
 /**
  * rift_srv_batch_alloc() - allocate a batch of answers
- * @gfp: allocation flags
  *
  * A batch lets a ULP that answers several requests in a row post them
  * with one doorbell per connection (rift_srv_resp_batch()), as a block
  * ULP's submitting thread does when the device completes its bios inline.
- * One user at a time: the ULP serialises its calls on a batch.
+ * One user at a time: the ULP serialises its calls on a batch.  May
+ * sleep.
  *
  * Return: the batch, or NULL.
  */
-struct rift_srv_batch *rift_srv_batch_alloc(gfp_t gfp)
+struct rift_srv_batch *rift_srv_batch_alloc(void)
 {
-	return kzalloc(sizeof(struct rift_srv_batch), gfp);
+	return kzalloc(sizeof(struct rift_srv_batch), GFP_KERNEL);
 }
 EXPORT_SYMBOL_GPL(rift_srv_batch_alloc);
 

@@ -322,7 +322,7 @@ int riftblk_srv_io_init(void)
 		w = per_cpu_ptr(riftblk_srv_workers, cpu);
 		init_llist_head(&w->ios);
 		INIT_WORK(&w->work, riftblk_srv_io_work);
-		w->batch = rift_srv_batch_alloc(GFP_KERNEL);
+		w->batch = rift_srv_batch_alloc();
 		if (!w->batch)
 			goto err_workers;
 	}

@@ -241,7 +241,7 @@ struct rift_srv_ctx *rift_srv_open(const struct rift_srv_ops *ops, void *priv,
 				   u16 port);
 void rift_srv_close(struct rift_srv_ctx *ctx);
 void rift_srv_resp(struct rift_srv_op *op, int err);
-struct rift_srv_batch *rift_srv_batch_alloc(gfp_t gfp);
+struct rift_srv_batch *rift_srv_batch_alloc(void);
 void rift_srv_batch_free(struct rift_srv_batch *batch);
 void rift_srv_resp_batch(struct rift_srv_batch *batch, struct rift_srv_op *op, int err);
 void rift_srv_batch_flush(struct rift_srv_batch *batch);
