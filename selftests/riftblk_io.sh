@@ -120,10 +120,10 @@ ktap_check "16 requests per io_submit: at most one ib_post_send per 2 requests" 
 	test "${many_r:-0}" -gt 0 -a $((2 * ${many_p:-0})) -le "${many_r:-0}"
 # The server's side: a dispatch's requests arrive together on a
 # connection and null_blk completes them as the worker submits them, so
-# most answers share a post; a quarter leaves room for the way requests
-# spread over connections and CPUs.
-ktap_check "16 requests per io_submit: the server posts at least 1 answer in 4 behind another" \
-	test "${many_r:-0}" -gt 0 -a $((4 * ${many_b:-0})) -ge "${many_r:-0}"
+# most answers share a post (measured: 1813 of 2050); half leaves room
+# for the way requests spread over connections and CPUs.
+ktap_check "16 requests per io_submit: the server posts at least 1 answer in 2 behind another" \
+	test "${many_r:-0}" -gt 0 -a $((2 * ${many_b:-0})) -ge "${many_r:-0}"
 
 p0=$(rift_clt_stat $S "$RIFTBLK_P0" reqs_write)
 p1=$(rift_clt_stat $S "$RIFTBLK_P1" reqs_write)
