@@ -6,8 +6,8 @@
  * to the ULP, and answered with an immediate-only SEND, preceded for
  * reads by RDMA WRITEs of the data into the client's segments (rdma_rw).
  *
- * Everything here runs in CQ (softirq) context or, for rift_srv_resp(),
- * in whatever context the ULP answers from.
+ * Everything here runs in CQ (softirq) context or, for rift_srv_resp()
+ * and the batch calls, in whatever context the ULP answers from.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -283,6 +283,10 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
  * @post: first WR of the answer's chain: @inv, else @first
  * @first: first WR after @inv: a read's first RDMA WRITE, else @head
  * @head: @reg or @wr, where the read's WRITEs end
+ * @rd_lo: a read's rd (which holds its WRITEs' WRs), else NULL
+ * @rd_hi: the end of that allocation: after a failed post, a WR is told
+ *	to be the rd's by its address alone, as a posted answer's rd may be
+ *	freed by its completion by then
  *
  * Storage outside the op: the op may carry the client's next request as
  * soon as BUSY is cleared, which happens before the WRs are forgotten.
@@ -299,6 +303,8 @@ struct rift_srv_rsp_wrs {
 	struct ib_send_wr	*post;
 	struct ib_send_wr	*first;
 	struct ib_send_wr	*head;
+	const void		*rd_lo;
+	const void		*rd_hi;
 };
 
 /* Most answers one rift_srv_batch holds; a full batch is posted at once. */
@@ -338,6 +344,8 @@ static void rift_srv_rsp_build(struct rift_srv_rsp_wrs *w)
 	int err = w->err;
 
 	memset(&w->wr, 0, sizeof(w->wr));
+	w->rd_lo = NULL;
+	w->rd_hi = NULL;
 	w->chunk = op->chunk;
 	w->first = &w->wr;
 	w->head = &w->wr;
@@ -350,8 +358,8 @@ static void rift_srv_rsp_build(struct rift_srv_rsp_wrs *w)
 		 * write under its key lands once the answer's data leaves.
 		 * Then register it again under a new key and tell the client
 		 * in the response, so only the chunk's current owner can ever
-		 * write into it.  Unsignalled: the post's last WR retires it,
-		 * and a failure flushes it to @reg_cqe.
+		 * write into it.  Unsignalled: a later signalled WR on the
+		 * QP retires it, and a failure flushes it to @reg_cqe.
 		 */
 		if (op->inv_at_rsp) {
 			inv_first = true;
@@ -391,8 +399,15 @@ static void rift_srv_rsp_build(struct rift_srv_rsp_wrs *w)
 	}
 	if (op->dir == RIFT_READ && !err) {
 		w->first = rift_srv_rd_prepare(op, w->head, &w->wr, &err);
-		if (!w->first)
+		if (w->first) {
+			const struct rift_srv_rd *rd = container_of(w->wr.wr_cqe,
+								    struct rift_srv_rd, cqe);
+
+			w->rd_lo = rd;
+			w->rd_hi = &rd->seg[op->nr_segs];
+		} else {
 			w->first = w->head;
+		}
 		sync_len = max(sync_len, op->data_off + op->data_len);
 	}
 	/*
@@ -436,49 +451,53 @@ static void rift_srv_rsp_build(struct rift_srv_rsp_wrs *w)
 				      sync_len, DMA_BIDIRECTIONAL);
 }
 
+/* Whether @wr is one of the WRs of answer @w: by address, never read. */
+static bool rift_srv_rsp_owns(const struct rift_srv_rsp_wrs *w, const struct ib_send_wr *wr)
+{
+	const void *p = wr;
+
+	return wr == &w->inv || wr == &w->reg.wr || wr == &w->wr ||
+	       (w->rd_lo && p >= w->rd_lo && p < w->rd_hi);
+}
+
 /*
  * A post of @n answers failed at @bad_wr.  Drivers post a chain WR by WR
  * and stop at the one that fails: the answers before it are on the QP
  * whole, and their SENDs' completions (flushes, once the path fails)
- * free their rds; from @bad_wr on nothing is.  A read's WRITEs use its
- * rd (@err_cqe, for their flush) and its DMA mappings until the QP is
- * drained, so an rd with some of them posted waits for the close work's
- * drain on its connection's list, and one with none posted is freed
- * here.  A driver that leaves @bad_wr unset, or names a WR not in the
- * chain, told nothing: the last answer's SEND, the chain's last WR, is
- * certainly not posted, so its rd is parked; the others' fate is
- * unknown, and an rd that may be freed by its completion must not be
- * parked too, so they are left (a leak, warned about, never a double
- * free).  Every answer's @tx_out stays raised: its chunk waits for the
- * path's teardown (QPs destroyed first).
+ * free their rds, maybe already (the post's tasklets run as bottom
+ * halves come back on): nothing of theirs is read here, and the answer
+ * @bad_wr belongs to is found by comparing addresses.  From @bad_wr on
+ * nothing is posted.  A read's WRITEs use its rd (@err_cqe, for their
+ * flush) and its DMA mappings until the QP is drained, so an rd with
+ * some of them posted waits for the close work's drain on its
+ * connection's list, and one with none posted is freed here.  A driver
+ * that leaves @bad_wr unset, or names a WR of none of the answers, told
+ * nothing: the last answer's SEND, the chain's last WR, is certainly not
+ * posted, so its rd is parked; the others' fate is unknown, and an rd
+ * that may be freed by its completion must not be parked too, so they
+ * are left (a leak, warned about, never a double free).  Every answer's
+ * @tx_out stays raised: its chunk waits for the path's teardown (QPs
+ * destroyed first).
  */
 static void rift_srv_rsp_unpost(struct rift_srv_con *con, struct rift_srv_rsp_wrs *wrs,
 				unsigned int n, const struct ib_send_wr *bad_wr)
 {
 	unsigned int i, bad = n;
 	bool bad_early = false;
-	struct ib_send_wr *wr;
 
-	for (i = 0; i < n && bad == n; i++) {
-		bool early = true;
-
-		for (wr = wrs[i].post; wr; wr = wr->next) {
-			if (wr == bad_wr) {
-				bad = i;
-				bad_early = early;
-				break;
-			}
-			if (wr == wrs[i].first)
-				early = false;
-			if (wr == &wrs[i].wr)
-				break;
+	for (i = 0; i < n; i++) {
+		if (bad_wr && rift_srv_rsp_owns(&wrs[i], bad_wr)) {
+			bad = i;
+			/* No WRITE of the read posted: @bad_wr is its first, or before. */
+			bad_early = bad_wr == &wrs[i].inv || bad_wr == wrs[i].first;
+			break;
 		}
 	}
 	WARN_ON_ONCE(bad == n && n > 1);
 	for (i = 0; i < n; i++) {
 		struct rift_srv_rd *rd;
 
-		if (wrs[i].first == wrs[i].head)
+		if (!wrs[i].rd_lo)
 			continue;
 		rd = container_of(wrs[i].wr.wr_cqe, struct rift_srv_rd, cqe);
 		if (bad == n) {
@@ -626,7 +645,8 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 	struct rift_srv_sess *sess = op->sess;
 	struct rift_srv_rsp_wrs w;
 
-	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags)))
+	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags) ||
+			 test_bit(RIFT_SRV_OP_HELD, &op->flags)))
 		return;
 	/* Answered: see rift_srv_op_deliver().  Only the op's owner writes. */
 	WRITE_ONCE(op->answers, op->answers + 1);
@@ -680,8 +700,9 @@ EXPORT_SYMBOL_GPL(rift_srv_batch_free);
  * rift_srv_batch_flush() - post the answers a batch holds
  * @batch: the batch
  *
- * Process or softirq context.  The answers on one connection go in one
- * post, in the order they were given; the batch is empty afterwards.
+ * Process or softirq context, never with interrupts off (the post enables
+ * bottom halves).  The answers on one connection go in one post, in the
+ * order they were given; the batch is empty afterwards.
  */
 void rift_srv_batch_flush(struct rift_srv_batch *batch)
 {
@@ -689,7 +710,7 @@ void rift_srv_batch_flush(struct rift_srv_batch *batch)
 	unsigned int i, j, k = 0, start;
 	struct rift_srv_con *con;
 
-	if (!batch->nr)
+	if (!batch->nr || WARN_ON_ONCE(in_hardirq() || irqs_disabled()))
 		return;
 	/* Grouped by connection, each group in the order given. */
 	for (i = 0; i < batch->nr; i++) {
@@ -705,6 +726,7 @@ void rift_srv_batch_flush(struct rift_srv_batch *batch)
 			batch->wrs[k].op = op;
 			batch->wrs[k].path = op->path;
 			batch->wrs[k].err = batch->held[j].err;
+			clear_bit(RIFT_SRV_OP_HELD, &op->flags);
 			rift_srv_rsp_build(&batch->wrs[k]);
 			batch->held[j].op = NULL;
 			k++;
@@ -728,14 +750,18 @@ EXPORT_SYMBOL_GPL(rift_srv_batch_flush);
  * @err: as for rift_srv_resp()
  *
  * As rift_srv_resp(), but the answer is built and posted by the next
- * rift_srv_batch_flush() of @batch (or now, if @batch is full), together
- * with the others on its connection.  The ULP must flush soon: the client
- * waits for the answer, and the op keeps its path until it is posted.  In
- * hard interrupt context, or with interrupts off, this is rift_srv_resp().
+ * rift_srv_batch_flush() of @batch, together with the others on its
+ * connection (a full batch posts those it holds first).  The ULP must
+ * flush soon, and before it may sleep for long: the client waits for the
+ * answer, and the op keeps its path until it is posted (the path's close
+ * waits for it).  The op is the ULP's no more, as after rift_srv_resp().
+ * In hard interrupt context, or with interrupts off, this is
+ * rift_srv_resp().
  */
 void rift_srv_resp_batch(struct rift_srv_batch *batch, struct rift_srv_op *op, int err)
 {
 	struct rift_srv_path *path = op->path;
+	struct rift_srv_sess *sess = op->sess;
 
 	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags)))
 		return;
@@ -743,11 +769,15 @@ void rift_srv_resp_batch(struct rift_srv_batch *batch, struct rift_srv_op *op, i
 		rift_srv_resp(op, err);
 		return;
 	}
+	/* A second answer while the first is held: see rift_srv_op_deliver(). */
+	if (WARN_ON_ONCE(test_and_set_bit(RIFT_SRV_OP_HELD, &op->flags)))
+		return;
 	WRITE_ONCE(op->answers, op->answers + 1);
 	err = rift_srv_resp_account(op, err);
 	if (!percpu_ref_tryget_live(&path->io_ref)) {
+		clear_bit(RIFT_SRV_OP_HELD, &op->flags);
 		clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
-		rift_srv_resp_put(path, op->sess);
+		rift_srv_resp_put(path, sess);
 		return;
 	}
 	if (batch->nr == RIFT_SRV_BATCH_MAX)

@@ -23,6 +23,8 @@
  *    by the path's free work, as the last put may come from any context.
  *  - path->io_ref guards posting on the path's QPs from rift_srv_resp():
  *    the close work kills it and waits for it before draining the QPs.
+ *    An answer held in a ULP's batch (rift_srv_resp_batch()) keeps it
+ *    until the ULP flushes the batch, which the ULP does at once.
  *  - sess->ops_ref counts ops at the ULP, over all paths.  It is killed
  *    when the last path is gone; its release queues the session's release
  *    work, which calls link_ev(DISCONNECTED) and unlinks the session.  The
@@ -149,6 +151,11 @@ struct rift_srv_ctx {
  * BUSY (never between the post and the release of BUSY).
  */
 #define RIFT_SRV_OP_POSTING	1
+/*
+ * Answered into a ULP's batch (rift_srv_resp_batch()) and not posted
+ * yet: the op is still BUSY, and a second answer is the ULP's bug.
+ */
+#define RIFT_SRV_OP_HELD	2
 
 /*
  * rift_srv_op.cancel: the generation of the request on the chunk in the

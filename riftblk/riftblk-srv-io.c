@@ -11,7 +11,10 @@
  * (null_blk, a RAM disk, an error) answers in the worker itself: those
  * answers are held in the worker's batch and posted together once the
  * run is submitted, one doorbell per connection instead of one per IO
- * (rift_srv_resp_batch()).
+ * (rift_srv_resp_batch()).  A worker about to sleep (a tag, throttling, a
+ * frozen queue) first posts what it holds and hands the IOs still queued
+ * behind it to work items of their own, as each IO had before, so that
+ * neither its answers nor other exports' IOs wait for its device.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -37,18 +40,24 @@
  * @batch: answers given while @work runs, posted at its end
  * @owner: the task running @work while it submits, else NULL: an answer
  *	given in that task (not in an interrupt it took) goes to @batch
+ * @rest: the IOs of the current run not submitted yet; only @owner
+ *	touches it (riftblk_srv_unplug() runs in that task)
+ * @cpu: the CPU whose IOs these are
  */
 struct riftblk_srv_worker {
 	struct llist_head	ios;
 	struct work_struct	work;
 	struct rift_srv_batch	*batch;
 	struct task_struct	*owner;
+	struct llist_node	*rest;
+	int			cpu;
 };
 
 /**
  * struct riftblk_srv_io - one IO between rdma_ev and its answer
  * @node: in its worker's @ios
  * @worker: the worker it was queued to
+ * @work: submits it alone, when its worker handed it off
  * @map: mapping, kept by its inflight count
  * @op: the transport's request
  * @data: the request's data buffer
@@ -57,6 +66,7 @@ struct riftblk_srv_worker {
 struct riftblk_srv_io {
 	struct llist_node	node;
 	struct riftblk_srv_worker *worker;
+	struct work_struct	work;
 	struct riftblk_srv_map	*map;
 	struct rift_srv_op	*op;
 	void			*data;
@@ -209,6 +219,39 @@ static void riftblk_srv_io_submit(struct riftblk_srv_io *ctx)
 	submit_bio(bio);
 }
 
+/* An IO its worker handed off: submitted on its own, answered directly. */
+static void riftblk_srv_io_one(struct work_struct *work)
+{
+	riftblk_srv_io_submit(container_of(work, struct riftblk_srv_io, work));
+}
+
+/*
+ * The worker's plug is flushed: at the end of its run, or because the
+ * worker is about to sleep (@from_schedule).  What it holds is posted
+ * now either way: only this task adds to the batch, and nothing here
+ * sleeps.  Before a sleep, the IOs still queued behind the one that
+ * sleeps go to work items of their own, which the workqueue runs beside
+ * it: a slow device must not hold up another export's IO, nor an IO
+ * this one waits for (an export over a riftblk device of this server).
+ */
+static void riftblk_srv_unplug(struct blk_plug_cb *cb, bool from_schedule)
+{
+	struct riftblk_srv_worker *w = cb->data;
+	struct riftblk_srv_io *ctx, *tmp;
+	struct llist_node *rest;
+
+	kfree(cb);
+	rift_srv_batch_flush(w->batch);
+	if (!from_schedule)
+		return;
+	rest = w->rest;
+	w->rest = NULL;
+	llist_for_each_entry_safe(ctx, tmp, rest, node) {
+		INIT_WORK(&ctx->work, riftblk_srv_io_one);
+		queue_work_on(w->cpu, riftblk_srv_io_wq, &ctx->work);
+	}
+}
+
 /*
  * Submit what this CPU queued, oldest first, then post the answers the
  * device gave meanwhile.  One run of the work at a time (the workqueue
@@ -217,14 +260,23 @@ static void riftblk_srv_io_submit(struct riftblk_srv_io *ctx)
 static void riftblk_srv_io_work(struct work_struct *work)
 {
 	struct riftblk_srv_worker *w = container_of(work, struct riftblk_srv_worker, work);
-	struct llist_node *list = llist_reverse_order(llist_del_all(&w->ios));
-	struct riftblk_srv_io *ctx, *tmp;
+	struct riftblk_srv_io *ctx;
 	struct blk_plug plug;
 
+	w->rest = llist_reverse_order(llist_del_all(&w->ios));
 	WRITE_ONCE(w->owner, current);
 	blk_start_plug(&plug);
-	llist_for_each_entry_safe(ctx, tmp, list, node)
+	while (w->rest) {
+		ctx = llist_entry(w->rest, struct riftblk_srv_io, node);
+		w->rest = w->rest->next;
+		/*
+		 * Armed again for each IO: a flush before a sleep used the
+		 * callback up.  Without one (no memory) the answers simply
+		 * wait for the end of the run.
+		 */
+		blk_check_plugged(riftblk_srv_unplug, w, sizeof(struct blk_plug_cb));
 		riftblk_srv_io_submit(ctx);
+	}
 	blk_finish_plug(&plug);
 	WRITE_ONCE(w->owner, NULL);
 	rift_srv_batch_flush(w->batch);
@@ -322,6 +374,7 @@ int riftblk_srv_io_init(void)
 		w = per_cpu_ptr(riftblk_srv_workers, cpu);
 		init_llist_head(&w->ios);
 		INIT_WORK(&w->work, riftblk_srv_io_work);
+		w->cpu = cpu;
 		w->batch = rift_srv_batch_alloc();
 		if (!w->batch)
 			goto err_workers;

@@ -212,7 +212,8 @@ enum rift_srv_link_ev {
  * @rdma_ev: a request arrived.  For a write, @data holds @datalen bytes
  *	from the client; for a read, the ULP fills @data with @datalen bytes.
  *	The ULP answers with rift_srv_resp(), now or later from any context
- *	(hard interrupt included: a bio's end_io may answer directly).
+ *	(hard interrupt included: a bio's end_io may answer directly), or
+ *	with rift_srv_resp_batch() into a batch it flushes soon after.
  *	Returning a negative errno answers the request with it instead.
  *	A request is answered once, one way or the other: the op may carry
  *	the client's next request as soon as it is answered.
