@@ -15,7 +15,10 @@
 # answers together too (the server paths' stats/rsp_batched); a second device whose
 # driver completes requests in hard interrupt context (as virtio_blk and
 # NVMe do: null_blk's timer mode) carries verified fio too, its answers
-# sent from there; unmapping leaves no device and no session behind.
+# sent from there; a third device with two tags makes the server's
+# worker sleep for one in the middle of a run, and the IOs queued behind
+# it go to work items of their own (counted by a kprobe) while verified
+# fio runs on it; unmapping leaves no device and no session behind.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 command -v fio >/dev/null || ktap_skip_all "fio not installed"
@@ -24,7 +27,7 @@ S=bio
 NB=riftnb0
 OUT=/tmp/riftblk_io
 ktap_header
-ktap_plan 21
+ktap_plan 25
 
 mkdir -p "$OUT"
 ktap_check "two rxe links" rift_rxe_pairs 2
@@ -151,6 +154,52 @@ ktap_info "$(cat "$OUT/hardirq.res")"
 ktap_check "fio randrw 4KiB..1MiB, iodepth 16, 2 jobs, crc32c verified, on it" \
 	eval "[ $rc = 0 ] && [ $prc = 0 ]"
 ktap_check "unmap it" riftblk_unmap "$devt"
+
+# A device with two tags: the server's worker takes a run of requests
+# and needs a third tag while two are held, so it sleeps in submit_bio.
+# Before it does, it posts the answers it holds and hands the requests
+# still queued behind it to work items of their own (riftblk_srv_io_one),
+# so that a slow device holds up neither its answers nor other IO.
+NBS=${NB}s
+nullb_two_tags()
+{
+	local d=/sys/kernel/config/nullb/$NBS
+	mkdir "$d" || return 1
+	defer riftblk_nullb_del "$NBS"
+	echo 64 > "$d/size" && echo 1 > "$d/memory_backed" &&
+		echo 1 > "$d/submit_queues" && echo 2 > "$d/hw_queue_depth" &&
+		echo 0 > "$d/irqmode" && echo 1 > "$d/power" &&
+		rift_wait_until 5 test -b "/dev/$NBS" && riftblk_export "/dev/$NBS"
+}
+TR=/sys/kernel/tracing
+handoffs()
+{
+	grep -c 'riftblk_handoff:' "$TR/trace" 2>/dev/null
+}
+handoff_probe()
+{
+	[ -e "$TR/kprobe_events" ] || mount -t tracefs nodev "$TR" 2>/dev/null
+	echo 'p:riftblk_handoff riftblk_server:riftblk_srv_io_one' >> "$TR/kprobe_events" || return 1
+	defer eval "echo 0 > $TR/events/kprobes/riftblk_handoff/enable; echo -:riftblk_handoff >> $TR/kprobe_events"
+	echo > "$TR/trace" && echo 1 > "$TR/events/kprobes/riftblk_handoff/enable"
+}
+ktap_check "null_blk with 2 tags, 64 MiB, and a kprobe on the worker's hand-off" \
+	eval "nullb_two_tags && handoff_probe"
+devs=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NBS")
+ktap_check "map it on the same session: $devs" test -b "$devs"
+fio --name=twotags --filename="$devs" --direct=1 --ioengine=libaio \
+	--rw=randrw --bssplit=4k/50:64k/50 --iodepth=32 --numjobs=2 \
+	--size=16M --offset_increment=32M --verify=crc32c --verify_fatal=1 \
+	--do_verify=1 --group_reporting --output-format=json \
+	--output="$OUT/twotags.json" > "$OUT/twotags.out" 2>&1
+rc=$?
+riftblk_fio_rw_report "$OUT/twotags.json" "$rc" > "$OUT/twotags.res"
+prc=$?
+ho=$(handoffs)
+ktap_info "$(cat "$OUT/twotags.res"); requests handed off by a sleeping worker: ${ho:-none}"
+ktap_check "fio randrw 4KiB/64KiB, iodepth 32, 2 jobs, crc32c verified, with requests handed off" \
+	eval "[ $rc = 0 ] && [ $prc = 0 ] && [ \"\${ho:-0}\" -gt 0 ]"
+ktap_check "unmap it" riftblk_unmap "$devs"
 
 ktap_check "unmap" riftblk_unmap "$dev"
 ktap_check "nothing left: no device, no session on either end" \
