@@ -6,8 +6,8 @@
  * to the ULP, and answered with an immediate-only SEND, preceded for
  * reads by RDMA WRITEs of the data into the client's segments (rdma_rw).
  *
- * Everything here runs in CQ (softirq) context or, for rift_srv_resp(),
- * in whatever context the ULP answers from.
+ * Everything here runs in CQ (softirq) context or, for rift_srv_resp()
+ * and the batch calls, in whatever context the ULP answers from.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -270,11 +270,252 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
 	return first;
 }
 
-/*
- * Post the response (and a read's data) on the connection the request
- * came on.  Caller holds the path's io_ref.
+/**
+ * struct rift_srv_rsp_wrs - the work requests of one answer, until posted
+ * @op: the request answered; released (BUSY cleared) right after the post
+ * @path: its path, which the answer keeps (io_ref, kobject) until then
+ * @err: the answer's errno, clamped
+ * @chunk: @op's chunk, for after @op is released
+ * @wr: the response SEND, last of the answer's chain
+ * @inv: LOCAL_INV of a read's chunk key (always-invalidate)
+ * @reg: REG_MR of the chunk under a new key (always-invalidate)
+ * @sge: the new key's message, sent inline
+ * @post: first WR of the answer's chain: @inv, else @first
+ * @first: first WR after @inv: a read's first RDMA WRITE, else @head
+ * @head: @reg or @wr, where the read's WRITEs end
+ * @rd_lo: a read's rd (which holds its WRITEs' WRs), else NULL
+ * @rd_hi: the end of that allocation: after a failed post, a WR is told
+ *	to be the rd's by its address alone, as a posted answer's rd may be
+ *	freed by its completion by then
  *
- * The op is released only after ib_post_send() returned (finding L6).
+ * Storage outside the op: the op may carry the client's next request as
+ * soon as BUSY is cleared, which happens before the WRs are forgotten.
+ */
+struct rift_srv_rsp_wrs {
+	struct rift_srv_op	*op;
+	struct rift_srv_path	*path;
+	int			err;
+	u16			chunk;
+	struct ib_send_wr	wr;
+	struct ib_send_wr	inv;
+	struct ib_reg_wr	reg;
+	struct ib_sge		sge;
+	struct ib_send_wr	*post;
+	struct ib_send_wr	*first;
+	struct ib_send_wr	*head;
+	const void		*rd_lo;
+	const void		*rd_hi;
+};
+
+/* Most answers one rift_srv_batch holds; a full batch is posted at once. */
+#define RIFT_SRV_BATCH_MAX	16
+
+/**
+ * struct rift_srv_batch - answers posted together (rift_srv_resp_batch())
+ * @nr: answers held
+ * @held: the answers, in the order given
+ * @wrs: their work requests, grouped by connection when posted
+ */
+struct rift_srv_batch {
+	unsigned int		nr;
+	struct {
+		struct rift_srv_op	*op;
+		int			err;
+	} held[RIFT_SRV_BATCH_MAX];
+	struct rift_srv_rsp_wrs	wrs[RIFT_SRV_BATCH_MAX];
+};
+
+/*
+ * Build the response (and a read's data) to @w->op in @w, ready to post
+ * on the connection the request came on.  Caller holds the path's io_ref.
+ */
+static void rift_srv_rsp_build(struct rift_srv_rsp_wrs *w)
+{
+	struct rift_srv_op *op = w->op;
+	struct rift_srv_path *path = op->path;
+	struct rift_srv_con *con = op->con;
+	struct rift_imm imm = {
+		.type	= RIFT_IMM_RSP,
+		.chunk	= op->chunk,
+		.gen	= op->rsp_gen,
+	};
+	u32 sync_len = op->sync_len, nr_wr;
+	bool inv_first = false;
+	int err = w->err;
+
+	memset(&w->wr, 0, sizeof(w->wr));
+	w->rd_lo = NULL;
+	w->rd_hi = NULL;
+	w->chunk = op->chunk;
+	w->first = &w->wr;
+	w->head = &w->wr;
+	if (path->always_inv) {
+		struct ib_mr *mr = path->mrs[op->chunk];
+
+		/*
+		 * A write's MR was invalidated when the request landed; a
+		 * read's is invalidated here, first thing in the post, so no
+		 * write under its key lands once the answer's data leaves.
+		 * Then register it again under a new key and tell the client
+		 * in the response, so only the chunk's current owner can ever
+		 * write into it.  Unsignalled: a later signalled WR on the
+		 * QP retires it, and a failure flushes it to @reg_cqe.
+		 */
+		if (op->inv_at_rsp) {
+			inv_first = true;
+			memset(&w->inv, 0, sizeof(w->inv));
+			w->inv.opcode = IB_WR_LOCAL_INV;
+			w->inv.wr_cqe = &path->reg_cqe;
+			w->inv.ex.invalidate_rkey = mr->rkey;
+		}
+		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+		memset(&w->reg, 0, sizeof(w->reg));
+		w->reg.wr.opcode = IB_WR_REG_MR;
+		w->reg.wr.wr_cqe = &path->reg_cqe;
+		w->reg.wr.next = &w->wr;
+		w->reg.mr = mr;
+		w->reg.key = mr->rkey;
+		w->reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		rift_proto_rkey_encode(op->chunk, mr->rkey, &path->rkey_msgs[op->chunk],
+				       sizeof(path->rkey_msgs[op->chunk]));
+		/* Inline: the CPU copies the payload at post time. */
+		w->sge.addr = (uintptr_t)&path->rkey_msgs[op->chunk];
+		w->sge.length = sizeof(path->rkey_msgs[op->chunk]);
+		w->sge.lkey = path->pd.pd->local_dma_lkey;
+		w->wr.sg_list = &w->sge;
+		w->wr.num_sge = 1;
+		imm.type = RIFT_IMM_RSP_RKEY;
+		w->head = &w->reg.wr;
+		w->first = w->head;
+		this_cpu_inc(path->stats->rkey_rotations);
+	}
+	/*
+	 * A lost race with CANCEL sends the data anyway; the client's MR is
+	 * invalidated by then and its device refuses it (writes_refused).
+	 */
+	if (atomic_read(&op->cancel) & RIFT_SRV_OP_CANCELLED) {
+		err = -ECANCELED;
+		this_cpu_inc(path->stats->cancelled);
+	}
+	if (op->dir == RIFT_READ && !err) {
+		w->first = rift_srv_rd_prepare(op, w->head, &w->wr, &err);
+		if (w->first) {
+			const struct rift_srv_rd *rd = container_of(w->wr.wr_cqe,
+								    struct rift_srv_rd, cqe);
+
+			w->rd_lo = rd;
+			w->rd_hi = &rd->seg[op->nr_segs];
+		} else {
+			w->first = w->head;
+		}
+		sync_len = max(sync_len, op->data_off + op->data_len);
+	}
+	/*
+	 * Memory credits: a chunk given back is freed once the answers that
+	 * use it are complete on the device, not once they are posted (BUSY
+	 * goes at the post): a client that stops reposting receives can
+	 * hold them queued behind a SEND for as long as it likes.  A read's
+	 * WRITEs are tracked by their rd (signalled already); the REG_MR of
+	 * always-invalidate names the chunk's MR, so its answer is
+	 * signalled here to be tracked too.  Other answers use nothing of
+	 * the chunk on the device.
+	 */
+	if (path->credits && !w->wr.wr_cqe && path->always_inv) {
+		w->wr.wr_cqe = &op->rsp_cqe;
+		w->wr.send_flags = IB_SEND_SIGNALED;
+	}
+	if (path->credits && w->wr.wr_cqe)
+		atomic_inc(&op->tx_out);
+	if (!w->wr.wr_cqe) {
+		nr_wr = 1 + (w->head != &w->wr) + inv_first;
+		w->wr.wr_cqe = &con->tx_cqe;
+		if (rift_con_signal_n(&con->c, nr_wr))
+			w->wr.send_flags = IB_SEND_SIGNALED;
+	}
+	w->post = w->first;
+	if (inv_first) {
+		w->inv.next = w->first;
+		w->post = &w->inv;
+	}
+	if (path->always_inv)
+		w->wr.send_flags |= IB_SEND_INLINE;
+	imm.err = err;
+	if (rift_imm_encode(&imm, &w->wr.ex.imm_data)) {
+		/* Cannot happen with a clamped errno; never leave a chunk stuck. */
+		imm.err = -EIO;
+		rift_imm_encode(&imm, &w->wr.ex.imm_data);
+	}
+	w->wr.opcode = IB_WR_SEND_WITH_IMM;
+	/* Hand what the CPU touched back to the device before the client may write. */
+	ib_dma_sync_single_for_device(path->ib_dev, rift_srv_chunk_dma(path, op->chunk),
+				      sync_len, DMA_BIDIRECTIONAL);
+}
+
+/* Whether @wr is one of the WRs of answer @w: by address, never read. */
+static bool rift_srv_rsp_owns(const struct rift_srv_rsp_wrs *w, const struct ib_send_wr *wr)
+{
+	const void *p = wr;
+
+	return wr == &w->inv || wr == &w->reg.wr || wr == &w->wr ||
+	       (w->rd_lo && p >= w->rd_lo && p < w->rd_hi);
+}
+
+/*
+ * A post of @n answers failed at @bad_wr.  Drivers post a chain WR by WR
+ * and stop at the one that fails: the answers before it are on the QP
+ * whole, and their SENDs' completions (flushes, once the path fails)
+ * free their rds, maybe already (the post's tasklets run as bottom
+ * halves come back on): nothing of theirs is read here, and the answer
+ * @bad_wr belongs to is found by comparing addresses.  From @bad_wr on
+ * nothing is posted.  A read's WRITEs use its rd (@err_cqe, for their
+ * flush) and its DMA mappings until the QP is drained, so an rd with
+ * some of them posted waits for the close work's drain on its
+ * connection's list, and one with none posted is freed here.  A driver
+ * that leaves @bad_wr unset, or names a WR of none of the answers, told
+ * nothing: the last answer's SEND, the chain's last WR, is certainly not
+ * posted, so its rd is parked; the others' fate is unknown, and an rd
+ * that may be freed by its completion must not be parked too, so they
+ * are left (a leak, warned about, never a double free).  Every answer's
+ * @tx_out stays raised: its chunk waits for the path's teardown (QPs
+ * destroyed first).
+ */
+static void rift_srv_rsp_unpost(struct rift_srv_con *con, struct rift_srv_rsp_wrs *wrs,
+				unsigned int n, const struct ib_send_wr *bad_wr)
+{
+	unsigned int i, bad = n;
+	bool bad_early = false;
+
+	for (i = 0; i < n; i++) {
+		if (bad_wr && rift_srv_rsp_owns(&wrs[i], bad_wr)) {
+			bad = i;
+			/* No WRITE of the read posted: @bad_wr is its first, or before. */
+			bad_early = bad_wr == &wrs[i].inv || bad_wr == wrs[i].first;
+			break;
+		}
+	}
+	WARN_ON_ONCE(bad == n && n > 1);
+	for (i = 0; i < n; i++) {
+		struct rift_srv_rd *rd;
+
+		if (!wrs[i].rd_lo)
+			continue;
+		rd = container_of(wrs[i].wr.wr_cqe, struct rift_srv_rd, cqe);
+		if (bad == n) {
+			if (i == n - 1)
+				llist_add(&rd->park, &con->rd_parked);
+		} else if (i > bad || (i == bad && bad_early)) {
+			rift_srv_rd_free(rd);
+		} else if (i == bad) {
+			llist_add(&rd->park, &con->rd_parked);
+		}
+	}
+}
+
+/*
+ * Post the @n answers built in @wrs, all on @con, with one doorbell, and
+ * release their ops.  Caller holds the path's io_ref.
+ *
+ * An op is released only after ib_post_send() returned (finding L6).
  * The posted WRs read state shared by every request on the chunk: the
  * inline rkey message is copied, and the MR's key read, during the post,
  * and the next answer on the chunk rewrites both.  Released before the
@@ -290,164 +531,101 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
  * microseconds: one post) instead of failing the path.  Bottom halves are
  * off meanwhile, so that the waiter, which runs in the CQ's softirq, can
  * never spin on this CPU's own interrupted post.  The read's WRs live in
- * their own allocation and need no such care.
+ * their own allocation and need no such care, and the answers' own WRs
+ * in @wrs, which the caller keeps until this returns.
  */
-static void rift_srv_send_rsp(struct rift_srv_op *op, int err)
+static void rift_srv_send_rsp(struct rift_srv_con *con, struct rift_srv_rsp_wrs *wrs,
+			      unsigned int n)
 {
-	struct rift_srv_path *path = op->path;
-	struct rift_srv_con *con = op->con;
-	struct ib_send_wr wr = {}, *first = &wr, *head = &wr, *post;
+	struct rift_srv_path *path = con->path;
 	const struct ib_send_wr *bad_wr = NULL;
-	struct ib_send_wr inv = {};
-	struct ib_reg_wr reg = {};
-	struct ib_sge sge;
-	struct rift_imm imm = {
-		.type	= RIFT_IMM_RSP,
-		.chunk	= op->chunk,
-		.gen	= op->rsp_gen,
-	};
-	u32 sync_len = op->sync_len, nr_wr;
-	bool inv_first = false;
-	u16 chunk = op->chunk;
+	unsigned int i;
 	int ret;
 
-	if (path->always_inv) {
-		struct ib_mr *mr = path->mrs[op->chunk];
-
-		/*
-		 * A write's MR was invalidated when the request landed; a
-		 * read's is invalidated here, first thing in the post, so no
-		 * write under its key lands once the answer's data leaves.
-		 * Then register it again under a new key and tell the client
-		 * in the response, so only the chunk's current owner can ever
-		 * write into it.  Unsignalled: the post's last WR retires it,
-		 * and a failure flushes it to @reg_cqe.
-		 */
-		if (op->inv_at_rsp) {
-			inv_first = true;
-			inv.opcode = IB_WR_LOCAL_INV;
-			inv.wr_cqe = &path->reg_cqe;
-			inv.ex.invalidate_rkey = mr->rkey;
-		}
-		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
-		reg.wr.opcode = IB_WR_REG_MR;
-		reg.wr.wr_cqe = &path->reg_cqe;
-		reg.wr.next = &wr;
-		reg.mr = mr;
-		reg.key = mr->rkey;
-		reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		rift_proto_rkey_encode(op->chunk, mr->rkey, &path->rkey_msgs[op->chunk],
-				       sizeof(path->rkey_msgs[op->chunk]));
-		/* Inline: the CPU copies the payload at post time. */
-		sge.addr = (uintptr_t)&path->rkey_msgs[op->chunk];
-		sge.length = sizeof(path->rkey_msgs[op->chunk]);
-		sge.lkey = path->pd.pd->local_dma_lkey;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		imm.type = RIFT_IMM_RSP_RKEY;
-		head = &reg.wr;
-		first = head;
-		this_cpu_inc(path->stats->rkey_rotations);
-	}
-	/*
-	 * A lost race with CANCEL sends the data anyway; the client's MR is
-	 * invalidated by then and its device refuses it (writes_refused).
-	 */
-	if (atomic_read(&op->cancel) & RIFT_SRV_OP_CANCELLED) {
-		err = -ECANCELED;
-		this_cpu_inc(path->stats->cancelled);
-	}
-	if (op->dir == RIFT_READ && !err) {
-		first = rift_srv_rd_prepare(op, head, &wr, &err);
-		if (!first)
-			first = head;
-		sync_len = max(sync_len, op->data_off + op->data_len);
-	}
-	/*
-	 * Memory credits: a chunk given back is freed once the answers that
-	 * use it are complete on the device, not once they are posted (BUSY
-	 * goes at the post): a client that stops reposting receives can
-	 * hold them queued behind a SEND for as long as it likes.  A read's
-	 * WRITEs are tracked by their rd (signalled already); the REG_MR of
-	 * always-invalidate names the chunk's MR, so its answer is
-	 * signalled here to be tracked too.  Other answers use nothing of
-	 * the chunk on the device.
-	 */
-	if (path->credits && !wr.wr_cqe && path->always_inv) {
-		wr.wr_cqe = &op->rsp_cqe;
-		wr.send_flags = IB_SEND_SIGNALED;
-	}
-	if (path->credits && wr.wr_cqe)
-		atomic_inc(&op->tx_out);
-	if (!wr.wr_cqe) {
-		nr_wr = 1 + (head != &wr) + inv_first;
-		wr.wr_cqe = &con->tx_cqe;
-		if (rift_con_signal_n(&con->c, nr_wr))
-			wr.send_flags = IB_SEND_SIGNALED;
-	}
-	post = first;
-	if (inv_first) {
-		inv.next = first;
-		post = &inv;
-	}
-	if (path->always_inv)
-		wr.send_flags |= IB_SEND_INLINE;
-	imm.err = err;
-	if (rift_imm_encode(&imm, &wr.ex.imm_data)) {
-		/* Cannot happen with a clamped errno; never leave a chunk stuck. */
-		imm.err = -EIO;
-		rift_imm_encode(&imm, &wr.ex.imm_data);
-	}
-	wr.opcode = IB_WR_SEND_WITH_IMM;
-	/* Hand what the CPU touched back to the device before the client may write. */
-	ib_dma_sync_single_for_device(path->ib_dev, rift_srv_chunk_dma(path, op->chunk),
-				      sync_len, DMA_BIDIRECTIONAL);
-
+	for (i = 0; i + 1 < n; i++)
+		wrs[i].wr.next = wrs[i + 1].post;
 	local_bh_disable();
-	set_bit(RIFT_SRV_OP_POSTING, &op->flags);
-	ret = ib_post_send(con->c.cm_id->qp, post, &bad_wr);
+	for (i = 0; i < n; i++)
+		set_bit(RIFT_SRV_OP_POSTING, &wrs[i].op->flags);
+	ret = ib_post_send(con->c.cm_id->qp, wrs[0].post, &bad_wr);
 	/*
 	 * POSTING stays set: cleared here first, a request arriving before
-	 * BUSY goes would find BUSY alone.  The next taker clears it.
+	 * BUSY goes would find BUSY alone.  The next taker clears it.  From
+	 * here on an op may carry another request: only @wrs is ours.
 	 */
-	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+	for (i = 0; i < n; i++)
+		clear_bit_unlock(RIFT_SRV_OP_BUSY, &wrs[i].op->flags);
 	local_bh_enable();
+	if (n > 1)
+		this_cpu_add(path->stats->rsp_batched, n - 1);
 	/*
 	 * Memory credits: a chunk given back while this post ran was left
 	 * by the pool work for BUSY; it runs again now instead of polling.
 	 * The barrier pairs with the one in rift_srv_pool_reclaim() between
 	 * its look at cr_reclaim and at BUSY: it saw BUSY clear, or this
-	 * sees the bit.  @chunk, not @op: the op may carry another request.
+	 * sees the bit.  The chunk, not the op: the op may carry another
+	 * request.
 	 */
 	if (path->credits) {
 		/* BUSY's clear before the look at cr_reclaim: above. */
 		smp_mb();
-		if (test_bit(chunk, path->cr_reclaim))
-			rift_srv_pool_kick(path);
+		for (i = 0; i < n; i++) {
+			if (test_bit(wrs[i].chunk, path->cr_reclaim)) {
+				rift_srv_pool_kick(path);
+				break;
+			}
+		}
 	}
 	if (ret) {
-		/*
-		 * @tx_out stays raised: part of the chain may be posted, so the
-		 * chunk waits for the path's teardown (QPs destroyed first).
-		 * Drivers post a chain WR by WR and stop at the one that
-		 * fails (@bad_wr): the read's WRITEs before it are on the QP,
-		 * unsignalled, and use the rd (@err_cqe, for their flush) and
-		 * its DMA mappings until the QP is drained.  So the rd is
-		 * freed here only if none of it was posted; else it waits for
-		 * the close work's drain on its connection's list.  A driver
-		 * that leaves @bad_wr unset counts as having posted some.
-		 */
-		if (first != head) {
-			struct rift_srv_rd *rd = container_of(wr.wr_cqe, struct rift_srv_rd,
-							      cqe);
-
-			if (bad_wr == post || bad_wr == first)
-				rift_srv_rd_free(rd);
-			else
-				llist_add(&rd->park, &con->rd_parked);
-		}
+		rift_srv_rsp_unpost(con, wrs, n, bad_wr);
 		rift_srv_path_fail(path, "cannot post a response: %d", ret);
 	}
+}
+
+/*
+ * The bookkeeping of an answer, in a context that may post: the errno
+ * clamped to the wire's range, the counters.  Returns the errno to send.
+ */
+static int rift_srv_resp_account(struct rift_srv_op *op, int err)
+{
+	struct rift_srv_path *path = op->path;
+
+	if (WARN_ON_ONCE(err > 0))
+		err = -EIO;
+	err = max(err, -(int)RIFT_IMM_ERRNO_MAX);
+	if (err)
+		this_cpu_inc(path->stats->base.errors);
+	atomic_dec(&path->base.inflight);
+	return err;
+}
+
+/*
+ * The references an op held for its answer (rift_srv_op_start()).  The op
+ * may already carry another request, and once the path is put it may be
+ * freed with the path: the caller passes what it read before the release.
+ */
+static void rift_srv_resp_put(struct rift_srv_path *path, struct rift_srv_sess *sess)
+{
+	kobject_put(&path->base.kobj);
+	percpu_ref_put(&sess->ops_ref);
+}
+
+/*
+ * An answer given in hard interrupt context goes to a workqueue.  A block
+ * driver completes bios in its interrupt handler (virtio_blk, NVMe), so a
+ * ULP answering from end_io calls in from hard interrupt context.  The
+ * send path must not run there: it enables bottom halves, and rxe
+ * transmits inline through the network stack (seen: a WARNING in
+ * __local_bh_enable_ip, then the NIC's transmit queue wedged for good).
+ * The op, busy until answered, keeps its path and session meanwhile.
+ */
+static bool rift_srv_resp_defer(struct rift_srv_op *op, int err)
+{
+	if (!in_hardirq() && !irqs_disabled())
+		return false;
+	op->resp_err = err;
+	queue_work(rift_srv_resp_wq, &op->resp_work);
+	return true;
 }
 
 /**
@@ -465,46 +643,150 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 {
 	struct rift_srv_path *path = op->path;
 	struct rift_srv_sess *sess = op->sess;
+	struct rift_srv_rsp_wrs w;
 
-	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags)))
+	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags) ||
+			 test_bit(RIFT_SRV_OP_HELD, &op->flags)))
 		return;
 	/* Answered: see rift_srv_op_deliver().  Only the op's owner writes. */
 	WRITE_ONCE(op->answers, op->answers + 1);
-	/*
-	 * A block driver completes bios in its interrupt handler (virtio_blk,
-	 * NVMe), so a ULP answering from end_io calls in from hard interrupt
-	 * context.  The send path must not run there: it enables bottom
-	 * halves, and rxe transmits inline through the network stack (seen:
-	 * a WARNING in __local_bh_enable_ip, then the NIC's transmit queue
-	 * wedged for good).  The answer goes to a workqueue instead; the op,
-	 * busy until answered, keeps its path and session meanwhile.
-	 */
-	if (in_hardirq() || irqs_disabled()) {
-		op->resp_err = err;
-		queue_work(rift_srv_resp_wq, &op->resp_work);
+	if (rift_srv_resp_defer(op, err))
 		return;
-	}
-	if (WARN_ON_ONCE(err > 0))
-		err = -EIO;
-	err = max(err, -(int)RIFT_IMM_ERRNO_MAX);
-	if (err)
-		this_cpu_inc(path->stats->base.errors);
-	atomic_dec(&path->base.inflight);
-
+	err = rift_srv_resp_account(op, err);
 	if (percpu_ref_tryget_live(&path->io_ref)) {
-		rift_srv_send_rsp(op, err);
+		w.op = op;
+		w.path = path;
+		w.err = err;
+		rift_srv_rsp_build(&w);
+		rift_srv_send_rsp(op->con, &w, 1);
 		percpu_ref_put(&path->io_ref);
 	} else {
 		clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
 	}
-	/*
-	 * @op may already carry another request, and once the path is put it
-	 * may be freed with the path: only locals from here on.
-	 */
-	kobject_put(&path->base.kobj);
-	percpu_ref_put(&sess->ops_ref);
+	rift_srv_resp_put(path, sess);
 }
 EXPORT_SYMBOL_GPL(rift_srv_resp);
+
+/**
+ * rift_srv_batch_alloc() - allocate a batch of answers
+ *
+ * A batch lets a ULP that answers several requests in a row post them
+ * with one doorbell per connection (rift_srv_resp_batch()), as a block
+ * ULP's submitting thread does when the device completes its bios inline.
+ * One user at a time: the ULP serialises its calls on a batch.  May
+ * sleep.
+ *
+ * Return: the batch, or NULL.
+ */
+struct rift_srv_batch *rift_srv_batch_alloc(void)
+{
+	return kzalloc(sizeof(struct rift_srv_batch), GFP_KERNEL);
+}
+EXPORT_SYMBOL_GPL(rift_srv_batch_alloc);
+
+/**
+ * rift_srv_batch_free() - free a batch
+ * @batch: batch with no answer held (flushed), or NULL
+ */
+void rift_srv_batch_free(struct rift_srv_batch *batch)
+{
+	if (batch)
+		WARN_ON_ONCE(batch->nr);
+	kfree(batch);
+}
+EXPORT_SYMBOL_GPL(rift_srv_batch_free);
+
+/**
+ * rift_srv_batch_flush() - post the answers a batch holds
+ * @batch: the batch
+ *
+ * Process or softirq context, never with interrupts off (the post enables
+ * bottom halves).  The answers on one connection go in one post, in the
+ * order they were given; the batch is empty afterwards.
+ */
+void rift_srv_batch_flush(struct rift_srv_batch *batch)
+{
+	struct rift_srv_op *op;
+	unsigned int i, j, k = 0, start;
+	struct rift_srv_con *con;
+
+	if (!batch->nr || WARN_ON_ONCE(in_hardirq() || irqs_disabled()))
+		return;
+	/* Grouped by connection, each group in the order given. */
+	for (i = 0; i < batch->nr; i++) {
+		op = batch->held[i].op;
+		if (!op)
+			continue;
+		con = op->con;
+		start = k;
+		for (j = i; j < batch->nr; j++) {
+			op = batch->held[j].op;
+			if (!op || op->con != con)
+				continue;
+			batch->wrs[k].op = op;
+			batch->wrs[k].path = op->path;
+			batch->wrs[k].err = batch->held[j].err;
+			clear_bit(RIFT_SRV_OP_HELD, &op->flags);
+			rift_srv_rsp_build(&batch->wrs[k]);
+			batch->held[j].op = NULL;
+			k++;
+		}
+		rift_srv_send_rsp(con, &batch->wrs[start], k - start);
+	}
+	for (i = 0; i < k; i++) {
+		struct rift_srv_path *path = batch->wrs[i].path;
+
+		percpu_ref_put(&path->io_ref);
+		rift_srv_resp_put(path, path->sess);
+	}
+	batch->nr = 0;
+}
+EXPORT_SYMBOL_GPL(rift_srv_batch_flush);
+
+/**
+ * rift_srv_resp_batch() - answer a request, posting the answer later
+ * @batch: where the answer waits for rift_srv_batch_flush()
+ * @op: the request, as passed to rdma_ev
+ * @err: as for rift_srv_resp()
+ *
+ * As rift_srv_resp(), but the answer is built and posted by the next
+ * rift_srv_batch_flush() of @batch, together with the others on its
+ * connection (a full batch posts those it holds first).  The ULP must
+ * flush soon, and before it may sleep for long: the client waits for the
+ * answer, and the op keeps its path until it is posted (the path's close
+ * waits for it).  The op is the ULP's no more, as after rift_srv_resp().
+ * In hard interrupt context, or with interrupts off, this is
+ * rift_srv_resp().
+ */
+void rift_srv_resp_batch(struct rift_srv_batch *batch, struct rift_srv_op *op, int err)
+{
+	struct rift_srv_path *path = op->path;
+	struct rift_srv_sess *sess = op->sess;
+
+	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags)))
+		return;
+	if (in_hardirq() || irqs_disabled()) {
+		rift_srv_resp(op, err);
+		return;
+	}
+	/* A second answer while the first is held: see rift_srv_op_deliver(). */
+	if (WARN_ON_ONCE(test_and_set_bit(RIFT_SRV_OP_HELD, &op->flags)))
+		return;
+	WRITE_ONCE(op->answers, op->answers + 1);
+	err = rift_srv_resp_account(op, err);
+	if (!percpu_ref_tryget_live(&path->io_ref)) {
+		clear_bit(RIFT_SRV_OP_HELD, &op->flags);
+		clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+		rift_srv_resp_put(path, sess);
+		return;
+	}
+	if (batch->nr == RIFT_SRV_BATCH_MAX)
+		rift_srv_batch_flush(batch);
+	batch->held[batch->nr].op = op;
+	batch->held[batch->nr].err = err;
+	batch->nr++;
+}
+EXPORT_SYMBOL_GPL(rift_srv_resp_batch);
 
 /* Longest wait for an answer's post to return; see rift_srv_send_rsp(). */
 #define RIFT_SRV_POST_WAIT_NS	(10 * NSEC_PER_MSEC)

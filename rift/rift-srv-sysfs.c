@@ -261,6 +261,7 @@ static struct rift_stat_attr rift_srv_stat_counters[] = {
 	RIFT_STAT_ATTR(cancelled, struct rift_srv_stats, cancelled),
 	RIFT_STAT_ATTR(cancels_stale, struct rift_srv_stats, cancels_stale),
 	RIFT_STAT_ATTR(posting_waits, struct rift_srv_stats, posting_waits),
+	RIFT_STAT_ATTR(rsp_batched, struct rift_srv_stats, rsp_batched),
 	RIFT_STAT_ATTR(credit_reqs, struct rift_srv_stats, credit_reqs),
 	RIFT_STAT_ATTR(credits, struct rift_srv_stats, credits),
 	RIFT_STAT_ATTR(credit_rels, struct rift_srv_stats, credit_rels),
@@ -283,6 +284,7 @@ static struct attribute *rift_srv_stats_attrs[] = {
 	&rift_srv_stat_counters[9].attr.attr,
 	&rift_srv_stat_counters[10].attr.attr,
 	&rift_srv_stat_counters[11].attr.attr,
+	&rift_srv_stat_counters[12].attr.attr,
 	NULL,
 };
 

@@ -23,6 +23,8 @@
  *    by the path's free work, as the last put may come from any context.
  *  - path->io_ref guards posting on the path's QPs from rift_srv_resp():
  *    the close work kills it and waits for it before draining the QPs.
+ *    An answer held in a ULP's batch (rift_srv_resp_batch()) keeps it
+ *    until the ULP flushes the batch, which the ULP does at once.
  *  - sess->ops_ref counts ops at the ULP, over all paths.  It is killed
  *    when the last path is gone; its release queues the session's release
  *    work, which calls link_ev(DISCONNECTED) and unlinks the session.  The
@@ -149,6 +151,11 @@ struct rift_srv_ctx {
  * BUSY (never between the post and the release of BUSY).
  */
 #define RIFT_SRV_OP_POSTING	1
+/*
+ * Answered into a ULP's batch (rift_srv_resp_batch()) and not posted
+ * yet: the op is still BUSY, and a second answer is the ULP's bug.
+ */
+#define RIFT_SRV_OP_HELD	2
 
 /*
  * rift_srv_op.cancel: the generation of the request on the chunk in the
@@ -328,6 +335,8 @@ struct rift_srv_con {
  *	on the chunk than the one the server has (RIFT_FEAT_CANCEL_GEN)
  * @posting_waits: requests that arrived while the answer to the previous
  *	one on their chunk was still being posted, and waited for the post
+ * @rsp_batched: answers posted behind another answer in one post (a
+ *	ULP's rift_srv_resp_batch()): doorbells saved
  * @writes_refused: RDMA WRITEs of read data the client refused with a
  *	remote access error, e.g. a late response into a read it had timed
  *	out and invalidated
@@ -350,6 +359,7 @@ struct rift_srv_stats {
 	u64			cancelled;
 	u64			cancels_stale;
 	u64			posting_waits;
+	u64			rsp_batched;
 	u64			credit_reqs;
 	u64			credits;
 	u64			credit_rels;

@@ -4,9 +4,17 @@
  *
  * Requests arrive in the transport's softirq, where submit_bio() must not
  * be called (it may sleep for a tag or in throttling): each IO is checked
- * there, counted on its mapping and handed to a per-CPU workqueue, which
- * builds the bio straight over the transport's chunk and submits it.  The
- * bio's completion answers the request.
+ * there, counted on its mapping and queued to its CPU's worker, which
+ * builds the bios straight over the transport's chunks and submits
+ * everything queued at once, under a plug.  The bio's completion answers
+ * the request.  A device that completes bios while they are submitted
+ * (null_blk, a RAM disk, an error) answers in the worker itself: those
+ * answers are held in the worker's batch and posted together once the
+ * run is submitted, one doorbell per connection instead of one per IO
+ * (rift_srv_resp_batch()).  A worker about to sleep (a tag, throttling, a
+ * frozen queue) first posts what it holds and hands the IOs still queued
+ * behind it to work items of their own, as each IO had before, so that
+ * neither its answers nor other exports' IOs wait for its device.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -16,6 +24,9 @@
 #include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/llist.h>
+#include <linux/percpu.h>
 
 #include "riftblk-srv.h"
 
@@ -23,14 +34,38 @@
 #define RIFTBLK_SRV_IO_RESERVE	64
 
 /**
+ * struct riftblk_srv_worker - one CPU's submitter
+ * @ios: IOs queued on this CPU, newest first
+ * @work: submits them
+ * @batch: answers given while @work runs, posted at its end
+ * @owner: the task running @work while it submits, else NULL: an answer
+ *	given in that task (not in an interrupt it took) goes to @batch
+ * @rest: the IOs of the current run not submitted yet; only @owner
+ *	touches it (riftblk_srv_unplug() runs in that task)
+ * @cpu: the CPU whose IOs these are
+ */
+struct riftblk_srv_worker {
+	struct llist_head	ios;
+	struct work_struct	work;
+	struct rift_srv_batch	*batch;
+	struct task_struct	*owner;
+	struct llist_node	*rest;
+	int			cpu;
+};
+
+/**
  * struct riftblk_srv_io - one IO between rdma_ev and its answer
- * @work: submits the bio(s)
+ * @node: in its worker's @ios
+ * @worker: the worker it was queued to
+ * @work: submits it alone, when its worker handed it off
  * @map: mapping, kept by its inflight count
  * @op: the transport's request
  * @data: the request's data buffer
  * @io: the decoded IO
  */
 struct riftblk_srv_io {
+	struct llist_node	node;
+	struct riftblk_srv_worker *worker;
 	struct work_struct	work;
 	struct riftblk_srv_map	*map;
 	struct rift_srv_op	*op;
@@ -43,6 +78,7 @@ DECLARE_WAIT_QUEUE_HEAD(riftblk_srv_idle_wait);
 static struct kmem_cache *riftblk_srv_io_cache;
 static mempool_t *riftblk_srv_io_pool;
 static struct workqueue_struct *riftblk_srv_io_wq;
+static struct riftblk_srv_worker __percpu *riftblk_srv_workers;
 
 static bool riftblk_io_writes(u16 op)
 {
@@ -82,10 +118,19 @@ static void riftblk_srv_io_end(struct bio *bio)
 {
 	struct riftblk_srv_io *ctx = bio->bi_private;
 	struct riftblk_srv_map *map = ctx->map;
+	struct riftblk_srv_worker *w = ctx->worker;
 	int err = blk_status_to_errno(bio->bi_status);
 
 	bio_put(bio);
-	rift_srv_resp(ctx->op, err);
+	/*
+	 * Completed while its worker submits, in the worker's own task: the
+	 * batch is the worker's alone then.  An interrupt taken by that task
+	 * has it as current too, hence in_task().
+	 */
+	if (in_task() && READ_ONCE(w->owner) == current)
+		rift_srv_resp_batch(w->batch, ctx->op, err);
+	else
+		rift_srv_resp(ctx->op, err);
 	mempool_free(ctx, riftblk_srv_io_pool);
 	/* The mapping may be freed as soon as this reaches zero. */
 	if (atomic_dec_and_test(&map->inflight))
@@ -140,9 +185,8 @@ static unsigned short riftblk_srv_nr_vecs(const u8 *p, u32 left)
  * The data stays where the transport put it: the bio points at the
  * chunk's pages, which stay the request's until it is answered.
  */
-static void riftblk_srv_io_work(struct work_struct *work)
+static void riftblk_srv_io_submit(struct riftblk_srv_io *ctx)
 {
-	struct riftblk_srv_io *ctx = container_of(work, struct riftblk_srv_io, work);
 	struct block_device *bdev = ctx->map->bdev.bdev;
 	blk_opf_t opf = riftblk_srv_opf(&ctx->io);
 	bool data = ctx->io.op == RIFTBLK_OP_READ || ctx->io.op == RIFTBLK_OP_WRITE;
@@ -175,6 +219,69 @@ static void riftblk_srv_io_work(struct work_struct *work)
 	submit_bio(bio);
 }
 
+/* An IO its worker handed off: submitted on its own, answered directly. */
+static void riftblk_srv_io_one(struct work_struct *work)
+{
+	riftblk_srv_io_submit(container_of(work, struct riftblk_srv_io, work));
+}
+
+/*
+ * The worker's plug is flushed: at the end of its run, or because the
+ * worker is about to sleep (@from_schedule).  What it holds is posted
+ * now either way: only this task adds to the batch, and nothing here
+ * sleeps.  Before a sleep, the IOs still queued behind the one that
+ * sleeps go to work items of their own, which the workqueue runs beside
+ * it: a slow device must not hold up another export's IO, nor an IO
+ * this one waits for (an export over a riftblk device of this server).
+ */
+static void riftblk_srv_unplug(struct blk_plug_cb *cb, bool from_schedule)
+{
+	struct riftblk_srv_worker *w = cb->data;
+	struct riftblk_srv_io *ctx, *tmp;
+	struct llist_node *rest;
+
+	kfree(cb);
+	rift_srv_batch_flush(w->batch);
+	if (!from_schedule)
+		return;
+	rest = w->rest;
+	w->rest = NULL;
+	llist_for_each_entry_safe(ctx, tmp, rest, node) {
+		INIT_WORK(&ctx->work, riftblk_srv_io_one);
+		queue_work_on(w->cpu, riftblk_srv_io_wq, &ctx->work);
+	}
+}
+
+/*
+ * Submit what this CPU queued, oldest first, then post the answers the
+ * device gave meanwhile.  One run of the work at a time (the workqueue
+ * never runs one work item twice at once), so the batch has one user.
+ */
+static void riftblk_srv_io_work(struct work_struct *work)
+{
+	struct riftblk_srv_worker *w = container_of(work, struct riftblk_srv_worker, work);
+	struct riftblk_srv_io *ctx;
+	struct blk_plug plug;
+
+	w->rest = llist_reverse_order(llist_del_all(&w->ios));
+	WRITE_ONCE(w->owner, current);
+	blk_start_plug(&plug);
+	while (w->rest) {
+		ctx = llist_entry(w->rest, struct riftblk_srv_io, node);
+		w->rest = w->rest->next;
+		/*
+		 * Armed again for each IO: a flush before a sleep used the
+		 * callback up.  Without one (no memory) the answers simply
+		 * wait for the end of the run.
+		 */
+		blk_check_plugged(riftblk_srv_unplug, w, sizeof(struct blk_plug_cb));
+		riftblk_srv_io_submit(ctx);
+	}
+	blk_finish_plug(&plug);
+	WRITE_ONCE(w->owner, NULL);
+	rift_srv_batch_flush(w->batch);
+}
+
 /**
  * riftblk_srv_io_start() - check an IO request and queue it
  * @sess: session it came on
@@ -199,7 +306,7 @@ int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,
 	struct riftblk_srv_io *ctx;
 	struct riftblk_io io;
 	bool has_data, rd_op, rd_req = dir == RIFT_READ;
-	int err;
+	int err, cpu;
 
 	err = riftblk_io_decode(usr, usrlen, &io);
 	if (err)
@@ -228,13 +335,26 @@ int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,
 		mempool_free(ctx, riftblk_srv_io_pool);
 		return err;
 	}
-	INIT_WORK(&ctx->work, riftblk_srv_io_work);
 	ctx->map = map;
 	ctx->op = op;
 	ctx->data = data;
 	ctx->io = io;
-	queue_work(riftblk_srv_io_wq, &ctx->work);
+	/* The worker is kicked by the IO that finds its list empty. */
+	cpu = get_cpu();
+	ctx->worker = per_cpu_ptr(riftblk_srv_workers, cpu);
+	if (llist_add(&ctx->node, &ctx->worker->ios))
+		queue_work_on(cpu, riftblk_srv_io_wq, &ctx->worker->work);
+	put_cpu();
 	return 0;
+}
+
+static void riftblk_srv_workers_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		rift_srv_batch_free(per_cpu_ptr(riftblk_srv_workers, cpu)->batch);
+	free_percpu(riftblk_srv_workers);
 }
 
 /**
@@ -244,9 +364,24 @@ int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,
  */
 int riftblk_srv_io_init(void)
 {
+	struct riftblk_srv_worker *w;
+	int cpu;
+
+	riftblk_srv_workers = alloc_percpu(struct riftblk_srv_worker);
+	if (!riftblk_srv_workers)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		w = per_cpu_ptr(riftblk_srv_workers, cpu);
+		init_llist_head(&w->ios);
+		INIT_WORK(&w->work, riftblk_srv_io_work);
+		w->cpu = cpu;
+		w->batch = rift_srv_batch_alloc();
+		if (!w->batch)
+			goto err_workers;
+	}
 	riftblk_srv_io_cache = KMEM_CACHE(riftblk_srv_io, 0);
 	if (!riftblk_srv_io_cache)
-		return -ENOMEM;
+		goto err_workers;
 	riftblk_srv_io_pool = mempool_create_slab_pool(RIFTBLK_SRV_IO_RESERVE,
 						       riftblk_srv_io_cache);
 	if (!riftblk_srv_io_pool)
@@ -262,6 +397,8 @@ err_pool:
 	mempool_destroy(riftblk_srv_io_pool);
 err_cache:
 	kmem_cache_destroy(riftblk_srv_io_cache);
+err_workers:
+	riftblk_srv_workers_free();
 	return -ENOMEM;
 }
 
@@ -273,4 +410,5 @@ void riftblk_srv_io_exit(void)
 	destroy_workqueue(riftblk_srv_io_wq);
 	mempool_destroy(riftblk_srv_io_pool);
 	kmem_cache_destroy(riftblk_srv_io_cache);
+	riftblk_srv_workers_free();
 }

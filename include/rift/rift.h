@@ -43,6 +43,7 @@ struct rift_permit;
 struct rift_srv_ctx;
 struct rift_srv_sess;
 struct rift_srv_op;
+struct rift_srv_batch;
 
 /**
  * enum rift_dir - direction of a request's data
@@ -211,7 +212,8 @@ enum rift_srv_link_ev {
  * @rdma_ev: a request arrived.  For a write, @data holds @datalen bytes
  *	from the client; for a read, the ULP fills @data with @datalen bytes.
  *	The ULP answers with rift_srv_resp(), now or later from any context
- *	(hard interrupt included: a bio's end_io may answer directly).
+ *	(hard interrupt included: a bio's end_io may answer directly), or
+ *	with rift_srv_resp_batch() into a batch it flushes soon after.
  *	Returning a negative errno answers the request with it instead.
  *	A request is answered once, one way or the other: the op may carry
  *	the client's next request as soon as it is answered.
@@ -240,6 +242,10 @@ struct rift_srv_ctx *rift_srv_open(const struct rift_srv_ops *ops, void *priv,
 				   u16 port);
 void rift_srv_close(struct rift_srv_ctx *ctx);
 void rift_srv_resp(struct rift_srv_op *op, int err);
+struct rift_srv_batch *rift_srv_batch_alloc(void);
+void rift_srv_batch_free(struct rift_srv_batch *batch);
+void rift_srv_resp_batch(struct rift_srv_batch *batch, struct rift_srv_op *op, int err);
+void rift_srv_batch_flush(struct rift_srv_batch *batch);
 void rift_srv_set_sess_priv(struct rift_srv_sess *sess, void *priv);
 int rift_srv_get_sess_name(struct rift_srv_sess *sess, char *buf, size_t len);
 int rift_srv_get_host_name(struct rift_srv_sess *sess, char *buf, size_t len);
