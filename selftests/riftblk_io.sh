@@ -142,14 +142,20 @@ ktap_check "null_blk completing in hard interrupt context (irqmode=2), 64 MiB" \
 	riftblk_nullb $NBT 64 0 512 2
 devt=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NBT")
 ktap_check "map it on the same session: $devt" test -b "$devt"
-fio --name=hardirq --filename="$devt" --direct=1 --ioengine=libaio \
-	--rw=randrw --bssplit=4k/40:64k/30:1m/30 --iodepth=16 --numjobs=2 \
-	--size=16M --offset_increment=32M --verify=crc32c --verify_fatal=1 \
-	--do_verify=1 --group_reporting --output-format=json \
-	--output="$OUT/hardirq.json" > "$OUT/hardirq.out" 2>&1
-rc=$?
-riftblk_fio_rw_report "$OUT/hardirq.json" "$rc" > "$OUT/hardirq.res"
-prc=$?
+# fio_on NAME DEV BSSPLIT DEPTH: verified randrw, two jobs on disjoint
+# 16 MiB ranges of DEV; sets rc (fio's) and prc (the report's).
+fio_on()
+{
+	fio --name="$1" --filename="$2" --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit="$3" --iodepth="$4" --numjobs=2 \
+		--size=16M --offset_increment=32M --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --group_reporting --output-format=json \
+		--output="$OUT/$1.json" > "$OUT/$1.out" 2>&1
+	rc=$?
+	riftblk_fio_rw_report "$OUT/$1.json" "$rc" > "$OUT/$1.res"
+	prc=$?
+}
+fio_on hardirq "$devt" 4k/40:64k/30:1m/30 16
 ktap_info "$(cat "$OUT/hardirq.res")"
 ktap_check "fio randrw 4KiB..1MiB, iodepth 16, 2 jobs, crc32c verified, on it" \
 	eval "[ $rc = 0 ] && [ $prc = 0 ]"
@@ -187,14 +193,7 @@ ktap_check "null_blk with 2 tags, 64 MiB, and a kprobe on the worker's hand-off"
 	eval "nullb_two_tags && handoff_probe"
 devs=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NBS")
 ktap_check "map it on the same session: $devs" test -b "$devs"
-fio --name=twotags --filename="$devs" --direct=1 --ioengine=libaio \
-	--rw=randrw --bssplit=4k/50:64k/50 --iodepth=32 --numjobs=2 \
-	--size=16M --offset_increment=32M --verify=crc32c --verify_fatal=1 \
-	--do_verify=1 --group_reporting --output-format=json \
-	--output="$OUT/twotags.json" > "$OUT/twotags.out" 2>&1
-rc=$?
-riftblk_fio_rw_report "$OUT/twotags.json" "$rc" > "$OUT/twotags.res"
-prc=$?
+fio_on twotags "$devs" 4k/50:64k/50 32
 ho=$(handoffs)
 ktap_info "$(cat "$OUT/twotags.res"); requests handed off by a sleeping worker: ${ho:-none}"
 ktap_check "fio randrw 4KiB/64KiB, iodepth 32, 2 jobs, crc32c verified, with requests handed off" \
