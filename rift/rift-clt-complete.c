@@ -357,9 +357,9 @@ void rift_clt_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			rift_clt_path_fail(path, "cannot answer heartbeat");
 		break;
 	case RIFT_IMM_HB_ACK:
-		if (con->idx != RIFT_CLT_CON_CTL)
-			WRITE_ONCE(con->probe_out, false);
-		else
+		/* Connection 0's probes too (rift_clt_path_check_progress()). */
+		WRITE_ONCE(con->probe_out, false);
+		if (con->idx == RIFT_CLT_CON_CTL)
 			rift_hb_ack(&path->hb, imm.seq);
 		break;
 	case RIFT_IMM_CREDIT:

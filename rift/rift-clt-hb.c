@@ -3,7 +3,7 @@
  * Rift client: a connected path's ticks.  The heartbeat tick sends a
  * heartbeat, fails a path that stayed silent for hb_missed_max ticks, and
  * runs the request timeouts and the reaping of unpolled poll connections;
- * the progress tick probes IO connections that hold requests but received
+ * the progress tick probes connections that wait for answers but received
  * nothing, and fails a path whose probe stays unanswered.  The path's
  * lifecycle (rift-clt-path.c) queues and cancels both; heartbeats
  * received and answered are rift-clt-complete.c's.  The client's
@@ -30,8 +30,9 @@ unsigned long rift_clt_stall_tick(u32 timeout_ms)
 /*
  * A path whose control connection answers heartbeats may still carry IO
  * on a connection that stopped making progress: rxe, for one, can wedge a
- * QP after a retransmission without reporting a completion.  Every IO
- * connection with requests in flight that received nothing since the
+ * QP after a retransmission without reporting a completion.  Every
+ * connection with requests in flight (for connection 0: a heartbeat or a
+ * credit request unanswered) that received nothing since the
  * tick before gets one probe (a heartbeat of its own), so a slow ULP on
  * the server (the probe is answered, which is progress) is told apart from
  * a dead QP (it is not); once nothing, the probe's answer included, has
@@ -56,9 +57,21 @@ static bool rift_clt_path_check_progress(struct rift_clt_path *path,
 	int inflight, n;
 	u16 i;
 
-	for (i = 1; i < path->nr_cons; i++) {
+	for (i = 0; i < path->nr_cons; i++) {
 		con = &path->cons[i];
 		inflight = atomic_read(&con->inflight);
+		/*
+		 * Connection 0 carries no requests (unless it is the only
+		 * one), but a heartbeat's and a credit request's answers
+		 * come back on it.  rxe wedges it as well: the server's
+		 * credit grants post REG_MRs there.  Unwatched, a wedged
+		 * control connection would hold the path's credit requests,
+		 * and with them its IO, for hb_missed_max heartbeats (25 s
+		 * at the defaults).
+		 */
+		if (i == RIFT_CLT_CON_CTL)
+			inflight += READ_ONCE(path->hb.outstanding) +
+				    READ_ONCE(path->cr.req_out);
 		if (inflight && con->c.direct_cq && !atomic_read(&con->rx_seen)) {
 			/* Bounded: the CQ holds no more than this. */
 			n = rift_clt_con_poll(con, con->c.cq_size);
@@ -85,9 +98,14 @@ static bool rift_clt_path_check_progress(struct rift_clt_path *path,
 			trace_rift_clt_stall(path->sess->name, path->base.name, i,
 					     silent_ms, inflight, "no progress");
 			this_cpu_inc(path->stats->stalls);
-			rift_clt_path_fail(path,
-					   "connection %u: no progress for %u ms with %d requests in flight",
-					   i, silent_ms, inflight);
+			if (atomic_read(&con->inflight))
+				rift_clt_path_fail(path,
+						   "connection %u: no progress for %u ms with %d requests in flight",
+						   i, silent_ms, inflight);
+			else
+				rift_clt_path_fail(path,
+						   "connection %u: no answer for %u ms to a heartbeat or credit request",
+						   i, silent_ms);
 			return true;
 		}
 		con->probe_sent = now;

@@ -19,6 +19,10 @@
 #    heartbeats, which come 5 s apart here): the path fails for "no
 #    progress" within 1.5 s of the silence, timed on CLOCK_MONOTONIC
 #    from rift-evil's mark to the path's state tracepoint;
+#  - mute_ctl (connection 0 goes silent while the IO connections answer,
+#    heartbeats 5 s apart): the path fails for its unanswered heartbeat
+#    within hb_interval_ms + 1.5 s of the silence, not after 25 s of
+#    heartbeats;
 #  - mute_always (both paths go mute on every instance): the requests,
 #    taken from path to path, still end with ETIMEDOUT io_timeout_ms
 #    after they first lost one;
@@ -86,6 +90,7 @@ IO_CASES=(
 	"rnr|no progress for|heartbeat: nothing received"
 	"silent|heartbeat: nothing received|no progress for"
 	"mute_io|connection [0-9]+: no progress for [0-9]+ ms"
+	"mute_ctl|connection 0: no answer for [0-9]+ ms to a heartbeat or credit request"
 	"rsp_gen|response to another request .generation."
 	"cr_malformed|malformed credit"
 	"cr_unknown|credit names an unknown chunk"
@@ -108,7 +113,7 @@ INFO_CASES=(
 nr_late=$(printf '%s\n' "${IO_CASES[@]}" | grep -c '^late_rsp')
 
 ktap_header
-ktap_plan $((3 + 2 + 3 * ${#IO_CASES[@]} + 2 + nr_late + 2 * ${#INFO_CASES[@]} + 3 + 3 + 3))
+ktap_plan $((3 + 2 + 3 * ${#IO_CASES[@]} + 4 + nr_late + 2 * ${#INFO_CASES[@]} + 3 + 3 + 3))
 
 ktap_check "two rxe links" rift_rxe_pairs 2
 # Short heartbeats and a reconnect delay long enough to read the reason
@@ -205,27 +210,35 @@ mute_io_stop()
 }
 defer mute_io_stop
 
-# mute_io_check: the detection time, from the silence rift-evil marked to
-# the bad path's first state change after it (connected -> error).
+# mute_io_check [NAME]: the detection time, from the silence rift-evil
+# marked to the bad path's first state change after it (connected ->
+# error).  mute_ctl's bound adds a heartbeat interval: its silence is
+# found once a heartbeat goes unanswered, and one goes out every
+# hb_interval_ms.
 mute_io_check()
 {
-	local from at ms lim
+	local from at ms lim name=${1:-mute_io} what
 
 	cp $T/trace "$OUT/trace"
 	mute_io_stop
-	from=$(sed -n 's/.*mute_io: silent from \([0-9.]*\) .*/\1/p' "$OUT/evil.log" | head -n 1)
+	from=$(sed -n "s/.*$name: silent from \([0-9.]*\) .*/\1/p" "$OUT/evil.log" | head -n 1)
 	at=$(awk -v p="$S/$P1: connected -> " 'index($0, p) {
 		match($0, /[0-9]+\.[0-9]+: /); print substr($0, RSTART, RLENGTH - 2); exit }' "$OUT/trace")
 	ms=$(awk -v a="$at" -v f="$from" 'BEGIN { if (a != "" && f != "") printf "%d", (a - f) * 1000 }')
-	grep -F "$S/$P1 con" "$OUT/trace" | head -n 8 | sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */# mute_io: trace: /'
-	ktap_info "mute_io: the path failed ${ms:-?} ms after its IO connection went silent (rift-evil ${from:-?}, state change ${at:-?}); stall_timeout_ms $(cat "$CS/stall_timeout_ms"), heartbeats $(cat "$CS/hb_interval_ms") ms x $(cat "$CS/hb_missed_max"); probes $(rift_clt_stat $S "$P1" stall_probes), stalls $(rift_clt_stat $S "$P1" stalls) (good path: $(rift_clt_stat $S "$P0" stall_probes) probes)"
+	grep -F "$S/$P1 con" "$OUT/trace" | head -n 8 | sed "s/^ *[^ ]* *\[[0-9]*\] [^ ]* */# $name: trace: /"
+	ktap_info "$name: the path failed ${ms:-?} ms after its connection went silent (rift-evil ${from:-?}, state change ${at:-?}); stall_timeout_ms $(cat "$CS/stall_timeout_ms"), heartbeats $(cat "$CS/hb_interval_ms") ms x $(cat "$CS/hb_missed_max"); probes $(rift_clt_stat $S "$P1" stall_probes), stalls $(rift_clt_stat $S "$P1" stalls) (good path: $(rift_clt_stat $S "$P0" stall_probes) probes)"
 	# stall_timeout_ms plus a 250 ms tick and as much again for the
 	# work to run: 1.5 s at the default (10.5 s on the sanitizer
 	# kernel, see rift_insmod).
 	lim=$(($(cat "$CS/stall_timeout_ms") + 500))
-	ktap_check "mute_io: failed for no progress within stall_timeout_ms + 0.5 s of the silence (heartbeats: 25 s)" \
+	what="for no progress within stall_timeout_ms + 0.5 s"
+	if [ "$name" = mute_ctl ]; then
+		lim=$((lim + $(cat "$CS/hb_interval_ms")))
+		what="for its unanswered heartbeat within hb_interval_ms + stall_timeout_ms + 0.5 s"
+	fi
+	ktap_check "$name: failed $what of the silence (heartbeats: 25 s)" \
 		eval "[ -n '$ms' ] && [ $ms -ge 0 ] && [ $ms -le $lim ]"
-	ktap_check "mute_io: counted in stats/stall_probes and stats/stalls" \
+	ktap_check "$name: counted in stats/stall_probes and stats/stalls" \
 		eval "[ \"\$(rift_clt_stat $S $P1 stall_probes)\" -ge 1 ] &&
 		      [ \"\$(rift_clt_stat $S $P1 stalls)\" -ge 1 ]"
 }
@@ -375,10 +388,12 @@ for c in "${IO_CASES[@]}"; do
 		ktap_fail "$name: path closed with its reason (no session)"
 		ktap_fail "$name: IO completed, data verified"
 		ktap_fail "$name: reason logged"
-		if [ "$name" = mute_io ]; then
-			ktap_fail "mute_io: failed for no progress within stall_timeout_ms + 0.5 s of the silence (no session)"
-			ktap_fail "mute_io: counted in stats/stall_probes and stats/stalls (no session)"
-		fi
+		case $name in
+		mute_io | mute_ctl)
+			ktap_fail "$name: failed within its bound of the silence (no session)"
+			ktap_fail "$name: counted in stats/stall_probes and stats/stalls (no session)"
+			;;
+		esac
 		case $name in
 		late_rsp*) ktap_fail "$name: who gave the orphan back (no session)" ;;
 		esac
@@ -389,7 +404,7 @@ for c in "${IO_CASES[@]}"; do
 	case $name in
 	late_rsp*) echo 2000 > "$CS/io_timeout_ms" ;;
 	esac
-	[ "$name" = mute_io ] && mute_io_start
+	case $name in mute_io | mute_ctl) mute_io_start ;; esac
 	# Writes, then reads (read_overrun fires on the first read).
 	io write $seed
 	wrc=$?
@@ -401,7 +416,7 @@ for c in "${IO_CASES[@]}"; do
 	ok=$?
 	ktap_info "$name: last_error: $(grep . "$OUT/reasons" | tr '\n' '/'); write rc $wrc, verify rc $vrc, errors '$errs'"
 	ktap_check "$name: path closed with its reason" test $ok = 0
-	[ "$name" = mute_io ] && mute_io_check
+	case $name in mute_io | mute_ctl) mute_io_check "$name" ;; esac
 	case $name in
 	late_rsp*)
 		ioc="[ \"$errs\" = '-ETIMEDOUT:1' ] && [ $vrc = 0 ] &&

@@ -52,6 +52,11 @@
  *   mute_always     mute_io on every path instance, over either address,
  *                   not once: the client's requests go from path to path
  *                   and none is ever answered
+ *   mute_ctl        from the first request on, nothing answered on
+ *                   connection 0 (heartbeats nor credit requests) while the
+ *                   IO connections answer every request: a wedged control
+ *                   connection under IO that moves; "mute_ctl: silent
+ *                   from S.US" as for mute_io
  *   rsp_gen         RSP_GEN accepted: a request answered (once) with
  *                   another generation than its descriptor's while the
  *                   client waits for it
@@ -145,7 +150,7 @@ enum evil_case {
 	C_WRONG_CON, C_LATE_RSP, C_RKEY_NOAI, C_RKEY_CHUNK, C_RKEY_BOGUS,
 	C_RKEY_MISSING, C_READ_OVERRUN, C_INFO_QD, C_INFO_CHUNK_SIZE,
 	C_INFO_FEAT, C_INFO_RINV, C_INFO_TABLE, C_CON_RSP_DIFFERS, C_HB_FLOOD, C_RNR,
-	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_RSP_GEN, C_LATE_RSP_GEN, C_LATE_RSP_CON,
+	C_SILENT, C_MUTE_IO, C_MUTE_ALWAYS, C_MUTE_CTL, C_RSP_GEN, C_LATE_RSP_GEN, C_LATE_RSP_CON,
 	C_CR_MALFORMED, C_CR_UNKNOWN,
 	C_CR_TWICE, C_CR_COUNT, C_CR_UNSOLICITED, C_CR_FLOOR, C_CR_RSP_UNGRANTED,
 	C_CR_REVOKE, C_RB_LBS, C_RB_SECTORS, C_RB_MAX_HW,
@@ -157,7 +162,7 @@ static const char * const case_names[C_NR] = {
 	"wrong_con", "late_rsp", "rkey_noai", "rkey_chunk", "rkey_bogus",
 	"rkey_missing", "read_overrun", "info_qd", "info_chunk_size",
 	"info_feat", "info_rinv", "info_table", "con_rsp_differs", "hb_flood", "rnr",
-	"silent", "mute_io", "mute_always", "rsp_gen", "late_rsp_gen", "late_rsp_con",
+	"silent", "mute_io", "mute_always", "mute_ctl", "rsp_gen", "late_rsp_gen", "late_rsp_con",
 	"cr_malformed", "cr_unknown",
 	"cr_twice", "cr_count", "cr_unsolicited", "cr_floor", "cr_rsp_ungranted",
 	"cr_revoke", "rb_lbs", "rb_sectors", "rb_max_hw",
@@ -181,7 +186,7 @@ static const char * const case_names[C_NR] = {
  * @rsp_gen: RIFT_FEAT_RSP_GEN accepted: every answer echoes the low bits
  *	of its request's generation
  * @fired: this instance misbehaves now (hb_flood, rnr, silent, mute_io,
- *	   mute_always)
+ *	   mute_always, mute_ctl)
  * @held: late_rsp*: answers of the held request still to send
  * @held_sent: answers of it sent so far
  * @held_chunk: its chunk
@@ -984,15 +989,20 @@ static void on_request(struct epath *p, u16 con, const struct rift_imm *imm)
  * unanswered.  The moment is printed on CLOCK_MONOTONIC, the clock of the
  * kernel's "mono" trace clock, for the test to time the client against.
  */
-static bool mute_io_fire(struct epath *p, u16 con)
+static void mute_say(struct epath *p, const char *what, u16 con)
 {
 	struct timespec ts;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	say(p, "%s: silent from %lld.%06ld on connection %u", what, (long long)ts.tv_sec,
+	    ts.tv_nsec / 1000, con);
+}
+
+static bool mute_io_fire(struct epath *p, u16 con)
+{
 	if (!fire(p, C_MUTE_IO) && !fire(p, C_MUTE_ALWAYS))
 		return false;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	say(p, "mute_io: silent from %lld.%06ld on connection %u", (long long)ts.tv_sec,
-	    ts.tv_nsec / 1000, con);
+	mute_say(p, "mute_io", con);
 	return true;
 }
 
@@ -1008,6 +1018,13 @@ static void on_message(struct epath *p, u16 con, const struct peer_recv *r)
 	}
 	if (p->fired && the_case == C_SILENT)
 		return;
+	/* mute_ctl: the request that fires it is answered, as all after it. */
+	if (the_case == C_MUTE_CTL) {
+		if (con == 0 && p->fired)
+			return;
+		if (con > 0 && !p->fired && fire(p, C_MUTE_CTL))
+			mute_say(p, "mute_ctl", 0);
+	}
 	if (con > 0 && ((p->fired && (the_case == C_MUTE_IO || the_case == C_MUTE_ALWAYS)) ||
 			mute_io_fire(p, con)))
 		return;
