@@ -290,8 +290,9 @@ sched_stop()
 {
 	local h
 	[ -n "$SCHED_OUT" ] || return 0
-	for h in "${SCHED_HISTS[@]}" "$SCHED_KSOFT"; do
-		echo "=== ${h%%:*} ${h#*:}"
+	# An event's hist file holds all its triggers' histograms: once each.
+	for h in "${SCHED_HISTS[@]}"; do
+		echo "=== ${h%%:*}"
 		cat "$TR/events/${h%%:*}/hist"
 	done > "$SCHED_OUT" 2>&1
 	for h in "${SCHED_HISTS[@]}" "$SCHED_KSOFT"; do

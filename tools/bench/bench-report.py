@@ -467,12 +467,19 @@ SOFTIRQ = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "S
 def sched_hists(path):
     """The histograms of one sched record: [(section, filtered, [(key, hits)])],
     a stacktrace key given as its first frames."""
-    out, cur, key, stack = [], None, None, []
+    out, cur, name, stack, seen = [], None, None, [], set()
     for line in open(path, errors="replace"):
         if line.startswith("=== "):
-            name = line[4:].split()[0]
-            cur = (name, " if " in line, [])
-            out.append(cur)
+            name, cur = line[4:].split()[0], None
+            continue
+        # An event's hist file shows every hist trigger of the event,
+        # each under its trigger info: one section each, once.
+        if line.startswith("# trigger info:"):
+            cur = None
+            if name and (name, line) not in seen:
+                seen.add((name, line))
+                cur = (name, " if " in line, [])
+                out.append(cur)
             continue
         if cur is None:
             continue
@@ -523,7 +530,11 @@ def sched_report(vm, w):
             total = sum(h for _, h in rows)
             per = "%.2f" % (total / ios) if ios else "?"
             w("    %s: %d, %s per IO" % (title, total, per))
-            for k, h in sorted(rows, key=lambda r: -r[1])[:SCHED_TOP]:
+            # Stacks cut to their first frames may now be equal: summed.
+            merged = {}
+            for k, h in rows:
+                merged[k] = merged.get(k, 0) + h
+            for k, h in sorted(merged.items(), key=lambda r: -r[1])[:SCHED_TOP]:
                 w("      %8s  %s" % ("%.3f" % (h / ios) if ios else h, k))
 
 
