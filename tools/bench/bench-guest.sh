@@ -27,7 +27,8 @@
 # BENCH_PEERS (default: raw local rift-1p rift-2p rift-ai rift-fai nvme
 # nvme-mp rnbd rnbd-2p), BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build),
 # BENCH_PROFILE (fio job names to sample with perf, comma-separated; see
-# profile_start), BENCH_FO_DOWN (s the link stays down in the failover
+# profile_start), BENCH_SCHED (fio job names whose context switches and
+# wake-ups are recorded; see sched_start), BENCH_FO_DOWN (s the link stays down in the failover
 # job, 15); for rift-idle63 BENCH_IDLE_N (idle sessions, 63) and
 # BENCH_IDLE_MS (the server's credit_idle_ms, 1000).
 set -uo pipefail
@@ -252,6 +253,55 @@ profile_stop()
 	log "  profile: ${PERF_OUT#"$OUT"/}.txt"
 }
 
+# --- optional scheduling record (BENCH_SCHED=JOB[,JOB...]) -------------
+# Where a job's context switches go, for the named fio jobs: histograms
+# (tracefs hist triggers, counted in the kernel, nothing streamed) of the
+# task switched in (sched_switch next_comm), of the task woken and of the
+# stack that woke a ksoftirqd (sched_wakeup), of the work items queued
+# (workqueue_queue_work function) and of the softirqs run (softirq_entry
+# vec), for the whole VM, to $RIFT_OUT/sched/PEER-JOB-rREP.txt.  The
+# report divides them by the job's IOs.  A trigger costs a little CPU per
+# event: figures of such a run are not compared with unrecorded ones.
+SCHED=${BENCH_SCHED:-}
+SCHED_OUT=
+SCHED_HISTS=("sched/sched_switch:keys=next_comm:sort=hitcount.descending"
+	     "sched/sched_wakeup:keys=comm:sort=hitcount.descending"
+	     "workqueue/workqueue_queue_work:keys=function.sym:sort=hitcount.descending"
+	     "irq/softirq_entry:keys=vec,common_pid.execname:sort=hitcount.descending"
+	     "irq/softirq_raise:keys=vec:sort=hitcount.descending")
+# The ksoftirqd wake-ups' stacks: a trigger of its own, filtered.
+SCHED_KSOFT="sched/sched_wakeup:keys=stacktrace:sort=hitcount.descending:size=256 if comm ~ \"ksoftirqd*\""
+
+sched_start()
+{
+	local h
+	SCHED_OUT=
+	[ -n "$SCHED" ] && [[ ",$SCHED," == *",$2,"* ]] || return 0
+	[ -w "$TR/events/sched/sched_switch/trigger" ] || { log "no hist triggers: no sched record"; return 0; }
+	mkdir -p "$OUT/sched"
+	for h in "${SCHED_HISTS[@]}" "$SCHED_KSOFT"; do
+		echo "hist:${h#*:}" >> "$TR/events/${h%%:*}/trigger" ||
+			log "  sched: cannot set ${h%%:*} ${h#*:}"
+	done
+	SCHED_OUT=$OUT/sched/$1.txt
+}
+
+sched_stop()
+{
+	local h
+	[ -n "$SCHED_OUT" ] || return 0
+	# An event's hist file holds all its triggers' histograms: once each.
+	for h in "${SCHED_HISTS[@]}"; do
+		echo "=== ${h%%:*}"
+		cat "$TR/events/${h%%:*}/hist"
+	done > "$SCHED_OUT" 2>&1
+	for h in "${SCHED_HISTS[@]}" "$SCHED_KSOFT"; do
+		echo "!hist:${h#*:}" >> "$TR/events/${h%%:*}/trigger" 2>/dev/null
+	done
+	log "  sched record: ${SCHED_OUT#"$OUT"/}"
+	SCHED_OUT=
+}
+
 # counted_since C0...: the growth of counters' seven numbers since C0 (an
 # earlier reading of them), as key=value fields of a record.
 counted_since()
@@ -303,9 +353,11 @@ run_jobs()
 		read -r -a c0 <<<"$(counters)"
 		rc=0
 		profile_start "$peer-$name-r$rep" "$name"
+		sched_start "$peer-$name-r$rep" "$name"
 		t0=${EPOCHREALTIME/,/.}
 		step $((RUNTIME + 120)) fio_job "$f" "$dev" "$rw" "$bs" "$qd" "$eng" || rc=$?
 		t1=${EPOCHREALTIME/,/.}
+		sched_stop
 		profile_stop
 		read -r -a fields <<<"$(counted_since "${c0[@]}")"
 		fields+=("t0=$t0" "t1=$t1")

@@ -7,14 +7,18 @@ the raw verbs limit, and the transport work, guest CPU time and context
 switches per IO; then how much of the host's CPU went to other work than
 the VM during each fio job (build/bench/vm/host-load.txt, written on the
 host by tools/bench/host-load.sh), naming the jobs that shared the host;
-then, if it ran, the rift-idle63 scenario (one busy session beside 63
+then, for the jobs BENCH_SCHED named, where their context switches and
+wake-ups went, per IO (build/bench/vm/sched/); then, if it ran, the
+rift-idle63 scenario (one busy session beside 63
 idle ones, tools/bench/bench-idle63.sh) in a section of its own.
 Writes the same as JSON.  Numbers only: nothing here passes or fails.
 
 usage: bench-report.py VMOUT JSONOUT
 """
+import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -449,6 +453,92 @@ def idle63_report(vm, recs, meta, w):
     return res
 
 
+# Rows of a sched record's histograms shown per section.
+SCHED_TOP = 8
+SCHED_TITLES = {"sched/sched_switch": "switched in (next_comm)",
+                "sched/sched_wakeup": "woken (comm)",
+                "workqueue/workqueue_queue_work": "work queued (function)",
+                "irq/softirq_entry": "softirqs run (vec, task)",
+                "irq/softirq_raise": "softirqs raised (vec)"}
+SOFTIRQ = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
+           "HRTIMER", "RCU"]
+
+
+def sched_hists(path):
+    """The histograms of one sched record: [(section, filtered, [(key, hits)])],
+    a stacktrace key given as its first frames."""
+    out, cur, name, stack, seen = [], None, None, [], set()
+    for line in open(path, errors="replace"):
+        if line.startswith("=== "):
+            name, cur = line[4:].split()[0], None
+            continue
+        # An event's hist file shows every hist trigger of the event,
+        # each under its trigger info: one section each, once.
+        if line.startswith("# trigger info:"):
+            cur = None
+            if name and (name, line) not in seen:
+                seen.add((name, line))
+                cur = (name, " if " in line, [])
+                out.append(cur)
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"\{ (.*?)\s*\} hitcount:\s*(\d+)", line)
+        if m:
+            k = re.sub(r"\s+", " ", m.group(1))
+            v = re.match(r"vec:\s*(\d+)(.*)", k)
+            if v and int(v.group(1)) < len(SOFTIRQ):
+                k = SOFTIRQ[int(v.group(1))] + v.group(2)
+            cur[2].append((k, int(m.group(2))))
+            continue
+        if line.startswith("{ stacktrace:"):
+            stack = []
+            continue
+        m = re.match(r"\s+(\S+)\+0x", line)
+        if m and stack is not None and len(stack) < 6:
+            stack.append(m.group(1))
+            continue
+        m = re.match(r"\s*\} hitcount:\s*(\d+)", line)
+        if m and stack:
+            cur[2].append((" < ".join(stack), int(m.group(1))))
+            stack = []
+    return out
+
+
+def sched_report(vm, w):
+    """Per IO: what the named jobs switched in, woke, queued and ran."""
+    files = sorted(glob.glob(os.path.join(vm, "sched", "*.txt")))
+    if not files:
+        return
+    w("")
+    w("Where the context switches went (BENCH_SCHED), per IO of the job, whole VM:")
+    for f in files:
+        base = os.path.basename(f)[:-4]
+        ios = None
+        fj = os.path.join(vm, "fio", base + ".json")
+        try:
+            d = json.load(open(fj))
+            j = d["jobs"][0]
+            ios = j["read"]["total_ios"] + j["write"]["total_ios"]
+        except (OSError, ValueError, KeyError, IndexError):
+            pass
+        w("  %s (%s IOs)" % (base, ios if ios else "?"))
+        for name, filt, rows in sched_hists(f):
+            title = SCHED_TITLES.get(name, name)
+            if filt:
+                title = "stacks waking a ksoftirqd"
+            total = sum(h for _, h in rows)
+            per = "%.2f" % (total / ios) if ios else "?"
+            w("    %s: %d, %s per IO" % (title, total, per))
+            # Stacks cut to their first frames may now be equal: summed.
+            merged = {}
+            for k, h in rows:
+                merged[k] = merged.get(k, 0) + h
+            for k, h in sorted(merged.items(), key=lambda r: -r[1])[:SCHED_TOP]:
+                w("      %8s  %s" % ("%.3f" % (h / ios) if ios else h, k))
+
+
+
 def main():
     vm, jout = sys.argv[1], sys.argv[2]
     meta = {}
@@ -649,6 +739,7 @@ def main():
         w("means the peer did not fail over at all; the longest IO shows a request held on the")
         w("dead path while others went on.")
         out.extend(hlout)
+    sched_report(vm, w)
     if any(r["peer"] == IDLE63 for r in recs):
         res["idle63"] = idle63_report(vm, recs, meta, w)
     w("TCG noise is +-30-50 %: compare ratios within one run, not absolute numbers "

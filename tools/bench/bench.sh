@@ -14,7 +14,9 @@
 #
 # Environment: BENCH_RUNTIME (s per fio job, default 10), BENCH_REPS (3),
 # BENCH_PEERS (subset, in order), BENCH_PROFILE (fio jobs to sample with
-# perf, e.g. qd32-randread; profiles in build/bench/vm/perf/),
+# perf, e.g. qd32-randread; profiles in build/bench/vm/perf/), BENCH_SCHED
+# (fio jobs whose context switches and wake-ups are recorded, in
+# build/bench/vm/sched/),
 # BENCH_FO_DOWN (s a link stays down in the failover job, default 15),
 # BENCH_TIMEOUT (hard limit of the VM in seconds; default from the
 # above).  The peer rift-idle63, run only when named (`make
@@ -74,7 +76,8 @@ rc=0
 # No slub_debug: its per-allocation stack traces would weigh on every figure.
 tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" --slub-debug off -- \
 	env BENCH_RUNTIME="$runtime" BENCH_REPS="$reps" BENCH_PEERS="$peers" \
-	BENCH_PROFILE="${BENCH_PROFILE:-}" BENCH_FO_DOWN="$fodown" \
+	BENCH_PROFILE="${BENCH_PROFILE:-}" BENCH_SCHED="${BENCH_SCHED:-}" \
+	BENCH_FO_DOWN="$fodown" \
 	BENCH_IDLE_N="$idlen" BENCH_IDLE_MS="$idlems" \
 	BENCH_PEERS_DIR=/mnt/rift/build/bench/peers \
 	bash tools/bench/bench-guest.sh &
