@@ -198,6 +198,8 @@ MEM_FLOOR_S=15
 
 # --- fio -----------------------------------------------------------------
 # fio_job OUTFILE DEV RW BS QD ENGINE: one fio run, JSON to OUTFILE.
+# Percentiles of the total latency too (lat_percentiles): the report's
+# latency is submission plus completion, fio's lat.
 fio_job()
 {
 	local eng=(--ioengine="$6")
@@ -205,7 +207,8 @@ fio_job()
 	timeout -k 5 $((RUNTIME + 90)) fio --name="${1##*/}" --filename="$2" \
 		"${eng[@]}" --direct=1 --rw="$3" --bs="$4" --iodepth="$5" \
 		--numjobs=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
-		--norandommap --output-format=json --output="$1" > "$1.log" 2>&1
+		--norandommap --lat_percentiles=1 --output-format=json \
+		--output="$1" > "$1.log" 2>&1
 }
 
 # --- optional profile (BENCH_PROFILE=JOB[,JOB...]) ----------------------

@@ -322,7 +322,7 @@ i63_fio()
 {
 	timeout -k 5 $((RUNTIME + 90)) fio --name="${1##*/}" --filename="$I63_BUSY_DEV" \
 		--ioengine=libaio --direct=1 --rw="$3" --bs=4k --iodepth=32 --numjobs=1 \
-		--runtime="$RUNTIME" --time_based --randrepeat=0 --norandommap \
+		--runtime="$RUNTIME" --time_based --randrepeat=0 --norandommap --lat_percentiles=1 \
 		--write_iops_log="$2" --log_avg_msec="$I63_LOG_MS" --log_unix_epoch=1 \
 		--output-format=json --output="$1" > "$1.log" 2>&1
 }
