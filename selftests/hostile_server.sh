@@ -70,7 +70,10 @@ CS=$RIFT_CLT_SYSFS/$S
 OUT=$(mktemp -d)
 defer rm -rf "$OUT"
 
-# Each IO-stage case: name, reason last_error must match (grep -E).
+# Each IO-stage case: name, reason last_error must match (grep -E).  A
+# server that goes quiet is found by whichever watch fires first: the
+# heartbeat, an IO connection's progress tick ("no progress") or
+# connection 0's, which waits for a heartbeat's answer ("no answer").
 IO_CASES=(
 	"forged_idle|response to no outstanding request"
 	"forged_range|response names an unknown chunk"
@@ -85,10 +88,10 @@ IO_CASES=(
 	"rkey_chunk|malformed rkey response"
 	"rkey_bogus|remote access error|(WR|work request) flushed"
 	"rkey_missing|response without the chunk.s new rkey"
-	"read_overrun|remote access error|WR flushed|DISCONNECTED|heartbeat: nothing received|no progress for"
+	"read_overrun|remote access error|WR flushed|DISCONNECTED|heartbeat: nothing received|no progress for|no answer for"
 	"hb_flood|heartbeat flood from the server"
-	"rnr|no progress for|heartbeat: nothing received"
-	"silent|heartbeat: nothing received|no progress for"
+	"rnr|no progress for|heartbeat: nothing received|no answer for"
+	"silent|heartbeat: nothing received|no progress for|no answer for"
 	"mute_io|connection [0-9]+: no progress for [0-9]+ ms"
 	"mute_ctl|connection 0: no answer for [0-9]+ ms to a heartbeat or credit request"
 	"rsp_gen|response to another request .generation."
