@@ -28,8 +28,8 @@
 # nvme-mp rnbd rnbd-2p), BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build),
 # BENCH_PROFILE (fio job names to sample with perf, comma-separated; see
 # profile_start), BENCH_SCHED (fio job names whose context switches and
-# wake-ups are recorded; see sched_start), BENCH_FO_DOWN (s the link stays down in the failover
-# job, 15); for rift-idle63 BENCH_IDLE_N (idle sessions, 63) and
+# wake-ups are recorded; see sched_start), BENCH_FO_DOWN (s the link
+# stays down in the failover job, 15); for rift-idle63 BENCH_IDLE_N (idle sessions, 63) and
 # BENCH_IDLE_MS (the server's credit_idle_ms, 1000).
 set -uo pipefail
 # shellcheck source=selftests/lib.sh

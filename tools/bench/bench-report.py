@@ -61,6 +61,19 @@ LAT_PREFIX = {"qd1-randread": "lat", "qd1-randwrite": "wlat", "qd1-polled": "pla
 P99_FROM_CLAT = set()
 
 
+def total_latency(d, path):
+    """fio's lat of one direction (submission and completion), not clat
+    alone: a peer that does the IO's work inside io_submit() (a post that
+    runs the driver's softirq there) would otherwise look faster than it
+    is.  Its percentiles need fio's lat_percentiles=1, which the bench
+    sets; JSON from before that has clat's only (named: P99_FROM_CLAT)."""
+    lat = d["lat_ns"]
+    if "percentile" not in lat:
+        lat = dict(lat, percentile=d["clat_ns"].get("percentile", {}))
+        P99_FROM_CLAT.add(os.path.basename(path))
+    return lat
+
+
 def fio_figures(path, job):
     s = open(path).read()
     j = json.loads(s[s.index("{"):])["jobs"][0]
@@ -69,15 +82,7 @@ def fio_figures(path, job):
     figs = {}
     if job in LAT_PREFIX:
         p = LAT_PREFIX[job]
-        # fio's lat (submission and completion), not clat alone: a
-        # peer that does the IO's work inside io_submit() (a post that
-        # runs the driver's softirq there) would otherwise look faster
-        # than it is.  Its percentiles need fio's lat_percentiles=1,
-        # which the bench sets; JSON from before that has clat's only.
-        lat = d["lat_ns"]
-        if "percentile" not in lat:
-            lat = dict(lat, percentile=d["clat_ns"].get("percentile", {}))
-            P99_FROM_CLAT.add(os.path.basename(path))
+        lat = total_latency(d, path)
         figs[p + "_mean_us"] = lat["mean"] / 1e3
         figs[p + "_p99_us"] = lat["percentile"].get("99.000000", 0) / 1e3
     elif job == "qd8-seqread":
@@ -417,12 +422,12 @@ def idle63_report(vm, recs, meta, w):
                     why.add(r["status"])
                     continue
                 try:
-                    fs = open(os.path.join(vm, "fio", "%s-%s-r%d.json"
-                                           % (IDLE63, name, r["rep"]))).read()
+                    fpath = os.path.join(vm, "fio", "%s-%s-r%d.json"
+                                         % (IDLE63, name, r["rep"]))
+                    fs = open(fpath).read()
                     j = json.loads(fs[fs.index("{"):])["jobs"][0]
                     d = j["write"] if job == "randwrite" else j["read"]
-                    pc = d["lat_ns"].get("percentile", d["clat_ns"].get("percentile", {})
-                                         ).get("99.000000")
+                    pc = total_latency(d, fpath)["percentile"].get("99.000000")
                     iops.append(d["iops"])
                     if pc is not None:
                         pc /= 1e3
@@ -510,7 +515,7 @@ def sched_hists(path):
             stack = []
             continue
         m = re.match(r"\s+(\S+)\+0x", line)
-        if m and stack is not None and len(stack) < 6:
+        if m and len(stack) < 6:
             stack.append(m.group(1))
             continue
         m = re.match(r"\s*\} hitcount:\s*(\d+)", line)
