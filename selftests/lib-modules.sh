@@ -21,17 +21,20 @@ rift_loaded()
 
 # rift_insmod PATH [PARAMS...]: load one module of the tree after the
 # modules it depends on: the tree's own (riftblk-common under riftblk-
-# client, say) from the tree, the kernel's with modprobe.
+# client, say) from the tree, the kernel's with modprobe.  The modules
+# come from RIFT_KO_TREE if set (the bench's BENCH_ALT build of another
+# tree), else from the tree.
 rift_insmod()
 {
-	local m=$1 ko=$RIFT_TREE/$1.ko d t kv
+	local m=$1 kt=${RIFT_KO_TREE:-$RIFT_TREE} ko d t kv
+	ko=$kt/$1.ko
 	shift
 	[ -f "$ko" ] || { echo "# $ko not built"; return 1; }
 	for d in $(modinfo -F depends "$ko" | tr , ' '); do
 		[ ! -d "/sys/module/$(echo "$d" | tr - _)" ] || continue
 		t=
 		for t in rift/$d riftblk/$d test/$d ""; do
-			[ -z "$t" ] || [ -f "$RIFT_TREE/$t.ko" ] && break
+			[ -z "$t" ] || [ -f "$kt/$t.ko" ] && break
 		done
 		if [ -n "$t" ]; then
 			rift_insmod "$t" || return 1

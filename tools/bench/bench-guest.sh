@@ -39,6 +39,8 @@ RUNTIME=${BENCH_RUNTIME:-10}
 REPS=${BENCH_REPS:-3}
 read -r -a PEERS <<<"${BENCH_PEERS:-raw local rift-1p rift-2p rift-ai rift-fai nvme nvme-mp rnbd rnbd-2p}"
 PEERS_DIR=${BENCH_PEERS_DIR:-$RIFT_TREE/build/bench/peers}
+# Another build of Rift (bench.sh's BENCH_ALT), run by the peers X-alt.
+ALT_TREE=${BENCH_ALT_DIR:-}
 OUT=$RIFT_OUT
 RES=$OUT/results.jsonl
 NB=/dev/nullb0
@@ -419,10 +421,17 @@ bench_map()
 # with $POLLQ poll queues) or fo (the failover job, on $NBFO).  PEER_down
 # takes DEV MODE.
 
+# peer_base PEER: the configuration PEER runs; a peer named X-alt runs
+# X's with the modules of BENCH_ALT's tree (see riftblk_modules).
+peer_base()
+{
+	echo "${1%-alt}"
+}
+
 # two_paths PEER: the peer runs over both links.
 two_paths()
 {
-	case $1 in
+	case ${1%-alt} in
 	rift-2p | nvme-mp | rnbd-2p) return 0 ;;
 	esac
 	return 1
@@ -439,9 +448,29 @@ poll_check()
 	}
 }
 
+# riftblk_modules PEER: Rift's modules for PEER loaded.  A peer X-alt
+# runs the modules built from another tree (bench.sh's BENCH_ALT, copied
+# to ALT_TREE): A/B of two Rift builds in the same boot.  Switching
+# between the two unloads every Rift module first; $OUT/rift-variant
+# says which build is loaded (this runs in a subshell).
 riftblk_modules()
 {
-	local m
+	local m want=main have
+	if [[ $1 == *-alt ]]; then
+		[ -n "$ALT_TREE" ] && [ -f "$ALT_TREE/rift/rift-client.ko" ] || {
+			echo "no other build to run $1 with (BENCH_ALT not set)"
+			return 1
+		}
+		want=alt
+	fi
+	have=$(cat "$OUT/rift-variant" 2>/dev/null)
+	if [ "$have" != "$want" ] && rift_loaded rift/rift-core; then
+		riftblk_unmap_all
+		rift_unload_all
+		rift_loaded rift/rift-core && { echo "Rift's modules do not unload to switch builds"; return 1; }
+	fi
+	echo "$want" > "$OUT/rift-variant"
+	[ $want = alt ] && export RIFT_KO_TREE=$ALT_TREE
 	for m in rift/rift-core rift/rift-client rift/rift-server \
 		 riftblk/riftblk-server riftblk/riftblk-client; do
 		rift_loaded "$m" || rift_insmod "$m" || return 1
@@ -472,9 +501,13 @@ AI_PARAM=/sys/module/rift_client/parameters/always_invalidate
 FAI_PARAM=/sys/module/rift_server/parameters/force_always_invalidate
 rift_up()
 {
-	local peer=$1 rep=$2 of=$3 mode=$4 paths=(198.18.0.2@198.18.0.1) rc s
+	local peer rep=$2 of=$3 mode=$4 paths=(198.18.0.2@198.18.0.1) rc s
 	local dev=$NB extra='' sess=$1-r$2${4:+-$4}
-	riftblk_modules || { echo "riftblk modules do not load"; return 1; }
+	riftblk_modules "$1" >"$of.mod" 2>&1 || {
+		echo "riftblk modules do not load: $(tail -n 1 "$of.mod")"
+		return 1
+	}
+	peer=$(peer_base "$1")
 	# rift_up runs in a subshell (step): a file carries it to the report.
 	[ -s "$OUT/srv_credit_floor" ] ||
 		cat /sys/module/rift_server/parameters/credit_floor \

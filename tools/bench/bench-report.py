@@ -8,7 +8,9 @@ switches per IO; then how much of the host's CPU went to other work than
 the VM during each fio job (build/bench/vm/host-load.txt, written on the
 host by tools/bench/host-load.sh), naming the jobs that shared the host;
 then, for the jobs BENCH_SCHED named, where their context switches and
-wake-ups went, per IO (build/bench/vm/sched/); then, if it ran, the
+wake-ups went, per IO (build/bench/vm/sched/); then, for each peer X-alt
+(BENCH_ALT: another build of Rift in the same boot), its ratios to X,
+mean and per repetition; then, if it ran, the
 rift-idle63 scenario (one busy session beside 63
 idle ones, tools/bench/bench-idle63.sh) in a section of its own.
 Writes the same as JSON.  Numbers only: nothing here passes or fails.
@@ -484,6 +486,41 @@ SOFTIRQ = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "S
            "HRTIMER", "RCU"]
 
 
+def alt_report(vm, peers, vals, vreps, w):
+    """A/B of two Rift builds in one boot: each figure of X-alt (the
+    modules of BENCH_ALT's tree) over X's, of the means and paired by
+    repetition (the repetitions interleave, so a pair shared the boot's
+    conditions most closely)."""
+    pairs = [(p[:-len("-alt")], p) for p in peers
+             if p.endswith("-alt") and p[:-len("-alt")] in peers]
+    res = {}
+    if not pairs:
+        return res
+    w("")
+    w("A/B of two builds in this boot: X-alt / X (latency: above 1 is slower; "
+      "throughput: above 1 is faster)")
+    try:
+        for line in open(os.path.join(vm, "alt.txt")):
+            w("  " + line.rstrip())
+    except OSError:
+        pass
+    for base, alt in pairs:
+        w("  %s / %s:" % (alt, base))
+        for f, (job, title, unit, _) in FIGS.items():
+            a, b = vals.get((alt, f)), vals.get((base, f))
+            if not a or not b:
+                continue
+            byrep = dict(zip(vreps[(base, f)], b))
+            paired = [x / byrep[r] for r, x in zip(vreps[(alt, f)], a)
+                      if byrep.get(r)]
+            m = mean(a) / mean(b) if mean(b) else None
+            res.setdefault("%s/%s" % (alt, base), {})[f] = {"ratio": m, "paired": paired}
+            w("    %-16s %6s   per repetition: %s" % (
+                f, "%.2f" % m if m is not None else "-",
+                " ".join("%.2f" % x for x in paired) or "-"))
+    return res
+
+
 def sched_hists(path):
     """The histograms of one sched record: [(section, filtered, [(key, hits)])],
     a stacktrace key given as its first frames."""
@@ -656,6 +693,8 @@ def main():
     peers = [p for p in PEERS if p in seen] + \
         [p for p in dict.fromkeys(seen) if p not in PEERS]
     res = {"meta": meta, "raw": raw, "raw_na": raw_na, "figures": {}}
+    # The peer column: as wide as the longest name (rift-1p-alt, say).
+    pw = max([8] + [len(p) for p in peers])
     out = []
     w = out.append
     w("Rift bench: %s, %s CPUs, %ss per fio job, %s repetitions (interleaved), "
@@ -679,11 +718,11 @@ def main():
         fiojob = job not in ("failover", "mem-idle")
         if fiojob:
             w("  %-8s %10s %21s %6s %6s %6s %6s %6s %6s %6s %7s %5s %5s %6s" %
-              ("peer", "value", "[min..max]", "/nvme", "/rnbd", "/raw", "ps", "rw", "cq", "pk",
+              ("peer".ljust(pw), "value", "[min..max]", "/nvme", "/rnbd", "/raw", "ps", "rw", "cq", "pk",
                "cpu", "c/nv", "c/rn", "cs"))
         else:
             w("  %-8s %10s %21s %6s %6s %6s" %
-              ("peer", "value", "[min..max]", "/nvme", "/rnbd", "/raw"))
+              ("peer".ljust(pw), "value", "[min..max]", "/nvme", "/rnbd", "/raw"))
         fig = res["figures"].setdefault(f, {"title": title, "unit": unit, "raw": raw.get(f),
                                             "peers": {}})
         ref, refpeer = {}, {}
@@ -701,14 +740,14 @@ def main():
             v = vals.get((p, f))
             if not v:
                 why = "; ".join(sorted(na.get((p, f), {"not run"})))
-                w("  %-8s %10s   %s" % (p, "n/a", why))
+                w("  %-8s %10s   %s" % (p.ljust(pw), "n/a", why))
                 fig["peers"][p] = {"na": why}
                 continue
             m = mean(v)
             rs = {"nvme": ratio(m, ref.get("nvme")), "rnbd": ratio(m, ref.get("rnbd")),
                   "raw": ratio(m, raw.get(f))}
             row = "  %-8s %10.1f %21s %6s %6s %6s" % (
-                p, m, "[%.1f..%.1f]" % (min(v), max(v)), fmt(rs["nvme"]), fmt(rs["rnbd"]),
+                p.ljust(pw), m, "[%.1f..%.1f]" % (min(v), max(v)), fmt(rs["nvme"]), fmt(rs["rnbd"]),
                 fmt(rs["raw"]))
             fig["peers"][p] = {"values": v, "reps": vreps[(p, f)], "mean": m, "min": min(v),
                                "max": max(v), "ratio_nvme": rs["nvme"],
@@ -764,6 +803,7 @@ def main():
         w("p99 latency of %d fio jobs is clat's (their JSON predates lat_percentiles=1): "
           "the means are submission + completion, those p99s completion only."
           % len(P99_FROM_CLAT))
+    res["alt"] = alt_report(vm, peers, vals, vreps, w)
     sched_report(vm, w)
     if any(r["peer"] == IDLE63 for r in recs):
         res["idle63"] = idle63_report(vm, recs, meta, w)

@@ -17,6 +17,10 @@
 # perf, e.g. qd32-randread; profiles in build/bench/vm/perf/), BENCH_SCHED
 # (fio jobs whose context switches and wake-ups are recorded, in
 # build/bench/vm/sched/),
+# BENCH_ALT (another Rift tree, say a branch's clone: its modules are
+# built and run by the peers named X-alt, e.g. BENCH_PEERS="rift-1p
+# rift-1p-alt nvme", for an A/B of two builds in the same boot; the
+# report adds each X-alt's ratios to X),
 # BENCH_FO_DOWN (s a link stays down in the failover job, default 15),
 # BENCH_TIMEOUT (hard limit of the VM in seconds; default from the
 # above).  The peer rift-idle63, run only when named (`make
@@ -55,7 +59,33 @@ grace=180
 tools/deps.sh
 echo "bench: building modules"
 make -s modules 2>&1 | grep -v 'Skipping BTF' || true
-rm -rf "$out/vm" "$out/bench.txt" "$out/bench.json"
+rm -rf "$out/vm" "$out/alt" "$out/bench.txt" "$out/bench.json"
+alt=
+if [ -n "${BENCH_ALT:-}" ]; then
+	BENCH_ALT=$(cd "$BENCH_ALT" && pwd)
+	# The VM sees this tree only: the other build's modules are copied in.
+	echo "bench: building the modules of BENCH_ALT=$BENCH_ALT (peers X-alt)"
+	mkdir -p "$out/vm"
+	make -C "$BENCH_ALT" -s modules > "$out/vm/alt-build.log" 2>&1 || {
+		grep -v 'Skipping BTF' "$out/vm/alt-build.log" >&2
+		echo "bench: BENCH_ALT's modules do not build" >&2
+		exit 1
+	}
+	for m in rift/rift-core rift/rift-client rift/rift-server \
+		 riftblk/riftblk-common riftblk/riftblk-server riftblk/riftblk-client; do
+		[ -f "$BENCH_ALT/$m.ko" ] || { echo "bench: $BENCH_ALT/$m.ko not built" >&2; exit 1; }
+		mkdir -p "$out/alt/${m%/*}"
+		cp "$BENCH_ALT/$m.ko" "$out/alt/$m.ko"
+	done
+	alt=/mnt/rift/build/bench/alt
+	# For the report: which builds the A/B compared.
+	{
+		echo "alt: $BENCH_ALT $(git -C "$BENCH_ALT" log -1 --format='%h %s' 2>/dev/null)"
+		echo "main: $top $(git -C "$top" log -1 --format='%h %s' 2>/dev/null)"
+	} > "$out/vm/alt.txt"
+elif [[ " $peers " == *-alt\ * ]]; then
+	echo "bench: a peer X-alt needs BENCH_ALT (another tree); it will read n/a" >&2
+fi
 if [[ " $peers " == *" rnbd"* ]]; then
 	echo "bench: building RTRS/RNBD out of tree (comparison peer, build/bench/peers)"
 	tools/bench/build-peers.sh "$out/peers" >/dev/null || {
@@ -79,7 +109,7 @@ tools/vm/vm.sh --out "$out/vm" --name bench --mem 3072 --timeout "$tmo" --slub-d
 	BENCH_PROFILE="${BENCH_PROFILE:-}" BENCH_SCHED="${BENCH_SCHED:-}" \
 	BENCH_FO_DOWN="$fodown" \
 	BENCH_IDLE_N="$idlen" BENCH_IDLE_MS="$idlems" \
-	BENCH_PEERS_DIR=/mnt/rift/build/bench/peers \
+	BENCH_PEERS_DIR=/mnt/rift/build/bench/peers BENCH_ALT_DIR="$alt" \
 	bash tools/bench/bench-guest.sh &
 vmpid=$!
 killed=
