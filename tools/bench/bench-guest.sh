@@ -25,7 +25,10 @@
 #
 # Environment: BENCH_RUNTIME (s per fio job, 10), BENCH_REPS (3),
 # BENCH_PEERS (default: raw local rift-1p rift-2p rift-ai rift-fai nvme
-# nvme-mp rnbd rnbd-2p), BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build),
+# nvme-mp rnbd rnbd-2p; a peer X-alt is X with BENCH_ALT_DIR's modules),
+# BENCH_PEERS_DIR (the out-of-tree rtrs/rnbd build), BENCH_ALT_DIR (the
+# modules of another Rift tree, as bench.sh copied them: see
+# riftblk_modules),
 # BENCH_PROFILE (fio job names to sample with perf, comma-separated; see
 # profile_start), BENCH_SCHED (fio job names whose context switches and
 # wake-ups are recorded; see sched_start), BENCH_FO_DOWN (s the link
