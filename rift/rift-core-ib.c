@@ -355,7 +355,8 @@ static void rift_con_put_cq(struct rift_con *con)
 /**
  * rift_con_create_qp() - create the RC QP of a connection on its rdma_cm id
  * @con: connection; ->cm_id, ->dev, ->cq and the sizes are filled in;
- *	->direct_cq chooses a CQ the caller polls (IB_POLL_DIRECT); ->pd,
+ *	->direct_cq chooses a CQ the caller polls (IB_POLL_DIRECT), ->wq_cq
+ *	one reaped in the RDMA core's CQ work (IB_POLL_WORKQUEUE); ->pd,
  *	the path's protection domain on @cm_id's device, is set by the caller
  * @cm_id: rdma_cm id whose device is resolved
  * @max_send_wr: send queue depth
@@ -394,7 +395,7 @@ int rift_con_create_qp(struct rift_con *con, struct rdma_cm_id *cm_id,
 				      IB_POLL_DIRECT);
 	else
 		con->cq = ib_cq_pool_get(ib_dev, con->cq_size, comp_vector,
-					 IB_POLL_SOFTIRQ);
+					 con->wq_cq ? IB_POLL_WORKQUEUE : IB_POLL_SOFTIRQ);
 	if (IS_ERR(con->cq)) {
 		err = PTR_ERR(con->cq);
 		con->cq = NULL;

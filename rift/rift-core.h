@@ -138,6 +138,10 @@ void rift_iu_free(struct ib_device *ib_dev, struct rift_iu *iu);
  * @direct_cq: the owner polls @cq itself (IB_POLL_DIRECT): set before
  *	rift_con_create_qp(); the CQ pool has no DIRECT CQs, so such a
  *	connection gets a CQ of its own
+ * @wq_cq: completions are reaped in a task, the RDMA core's CQ work
+ *	(IB_POLL_WORKQUEUE), not in a softirq: set before
+ *	rift_con_create_qp().  The handlers may then start work that must
+ *	run in a task (submit a bio) at once instead of handing it on
  * @drained: @qp was drained (rift_con_drain_qp()), so destroying it
  *	drains no more
  * @max_send_wr: send queue depth
@@ -165,6 +169,7 @@ struct rift_con {
 	struct ib_cq		*cq;
 	u32			cq_size;
 	bool			direct_cq;
+	bool			wq_cq;
 	bool			drained;
 	u32			max_send_wr;
 	u32			max_recv_wr;

@@ -353,6 +353,13 @@ static int rift_srv_con_setup(struct rift_srv_con *con, struct rdma_cm_id *cm_id
 			return err;
 	}
 	con->c.pd = path->pd.pd;
+	/*
+	 * Completions are reaped in a task (the RDMA core's CQ work), as
+	 * nvmet-rdma does: a ULP starts a request's work in rdma_ev itself
+	 * (riftblk submits its bio there) instead of handing it on to a
+	 * worker of its own, a wake-up and a context switch per request.
+	 */
+	con->c.wq_cq = true;
 	err = rift_con_create_qp(&con->c, cm_id, send, recv,
 				 con->idx % max(1, ib_dev->num_comp_vectors));
 	if (err)

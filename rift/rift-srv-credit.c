@@ -326,7 +326,8 @@ static void rift_srv_credit_work(struct work_struct *work)
  * @con: connection it came on
  * @imm: the decoded immediate
  *
- * Softirq (receive completion).  The answer is sent from a work item,
+ * Receive completion, in the connection's CQ work.  The answer is sent
+ * from a work item,
  * delayed to keep the per-path interval: at most one request is ever
  * unanswered, so at most one answer (four messages) is on its way to
  * the client's receives.

@@ -6,8 +6,10 @@
  * to the ULP, and answered with an immediate-only SEND, preceded for
  * reads by RDMA WRITEs of the data into the client's segments (rdma_rw).
  *
- * Everything here runs in CQ (softirq) context or, for rift_srv_resp()
- * and the batch calls, in whatever context the ULP answers from.
+ * Everything here runs in CQ context, a task (the RDMA core's CQ work
+ * reaps a server connection's CQ, see rift_srv_con_setup()), or, for
+ * rift_srv_resp() and the batch calls, in whatever context the ULP
+ * answers from.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -529,8 +531,9 @@ static void rift_srv_rsp_unpost(struct rift_srv_con *con, struct rift_srv_rsp_wr
  * is that a next request can arrive before the release:
  * RIFT_SRV_OP_POSTING tells rift_srv_op_start() to wait for it (a few
  * microseconds: one post) instead of failing the path.  Bottom halves are
- * off meanwhile, so that the waiter, which runs in the CQ's softirq, can
- * never spin on this CPU's own interrupted post.  The read's WRs live in
+ * off meanwhile, and in the waiter (rift_srv_op_take()), so that the
+ * waiter, in the connection's CQ work, can never spin on this CPU's own
+ * interrupted or preempted post.  The read's WRs live in
  * their own allocation and need no such care, and the answers' own WRs
  * in @wrs, which the caller keeps until this returns.
  */
@@ -795,21 +798,31 @@ EXPORT_SYMBOL_GPL(rift_srv_resp_batch);
  * Take the chunk's op.  A busy op is a protocol violation, unless its
  * answer is being posted: the client may have seen that answer already.
  * The poster runs with bottom halves off and only its ib_post_send() is
- * left, so the wait is short; it is bounded all the same.
+ * left, so the wait is short; it is bounded all the same.  The wait too
+ * has bottom halves off: then it cannot have interrupted a post on its
+ * own CPU (nor, on PREEMPT_RT, where that section is a per-CPU lock,
+ * preempted one), which it would spin on for nothing.
  */
 static bool rift_srv_op_take(struct rift_srv_op *op)
 {
+	bool taken = true;
 	u64 end;
 
 	if (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
 		if (!test_bit(RIFT_SRV_OP_POSTING, &op->flags))
 			return false;
 		end = ktime_get_ns() + RIFT_SRV_POST_WAIT_NS;
+		local_bh_disable();
 		while (test_and_set_bit_lock(RIFT_SRV_OP_BUSY, &op->flags)) {
-			if (ktime_get_ns() > end)
-				return false;
+			if (ktime_get_ns() > end) {
+				taken = false;
+				break;
+			}
 			cpu_relax();
 		}
+		local_bh_enable();
+		if (!taken)
+			return false;
 		this_cpu_inc(op->path->stats->posting_waits);
 	}
 	/* The previous answer's post is over: see rift_srv_send_rsp(). */
@@ -1224,8 +1237,9 @@ static void rift_srv_info_req_arrived(struct rift_srv_con *con, struct ib_wc *wc
  * @cq: completion queue
  * @wc: work completion
  *
- * Softirq: requests go to the ULP from here; INFO_REQ and anything that
- * needs to sleep or tear down is handed to the path's work items.
+ * The connection's CQ work, which must not sleep: requests go to the ULP
+ * from here; INFO_REQ and anything that needs to sleep or tear down is
+ * handed to the path's work items.
  */
 void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {

@@ -68,9 +68,10 @@ static int rift_srv_dev_event(struct notifier_block *nb, unsigned long event,
  * @port: rdma_cm port; 0 for %RIFT_DEFAULT_PORT
  *
  * Listens on every address, IPv4 and IPv6, of every RDMA device.  Several
- * contexts may coexist on different ports.  rdma_ev is called from the
- * completion queue's softirq and must not sleep; it gets the session's
- * data (see rift_srv_set_sess_priv()).  link_ev is called from a
+ * contexts may coexist on different ports.  rdma_ev is called in a task,
+ * the CQ work of its connection, and must not sleep: it holds up every
+ * other completion of that CQ.  It gets the session's data (see
+ * rift_srv_set_sess_priv()).  link_ev is called from a
  * workqueue, may sleep and gets @priv; CONNECTED comes before the client
  * can send its first request, DISCONNECTED only for a session whose
  * CONNECTED was accepted, once it has no path and no unanswered request.

@@ -2,9 +2,15 @@
 /*
  * riftblk server: the IO path.
  *
- * Requests arrive in the transport's softirq, where submit_bio() must not
- * be called (it may sleep for a tag or in throttling): each IO is checked
- * there, counted on its mapping and queued to its CPU's worker, which
+ * Requests arrive in the transport's CQ work, a task: each IO is checked
+ * there and counted on its mapping.  A read or write that fits one bio,
+ * on a device that can refuse rather than wait (riftblk_srv_nowait_ok()), is
+ * submitted right there with REQ_NOWAIT: no hand-off, no wake-up.  The
+ * CQ work must not sleep (it reaps the
+ * completions of every request on its connection, an export stacked on
+ * a riftblk device of this server's included), so a bio the device
+ * would have to wait for (BLK_STS_AGAIN), and every other IO, goes to
+ * its CPU's worker instead, which
  * builds the bios straight over the transport's chunks and submits
  * everything queued at once, under a plug.  The bio's completion answers
  * the request.  A device that completes bios while they are submitted
@@ -25,6 +31,8 @@
 #include <linux/mm.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/blk-integrity.h>
 #include <linux/llist.h>
 #include <linux/percpu.h>
 
@@ -58,6 +66,8 @@ struct riftblk_srv_worker {
  * @node: in its worker's @ios
  * @worker: the worker it was queued to
  * @work: submits it alone, when its worker handed it off
+ * @nowait: submitted from the CQ work with REQ_NOWAIT; a refusal goes
+ *	to the worker
  * @map: mapping, kept by its inflight count
  * @op: the transport's request
  * @data: the request's data buffer
@@ -67,6 +77,7 @@ struct riftblk_srv_io {
 	struct llist_node	node;
 	struct riftblk_srv_worker *worker;
 	struct work_struct	work;
+	bool			nowait;
 	struct riftblk_srv_map	*map;
 	struct rift_srv_op	*op;
 	void			*data;
@@ -114,6 +125,15 @@ static int riftblk_srv_io_check(struct riftblk_srv_map *map,
 	}
 }
 
+/* The worker is kicked by the IO that finds its list empty. */
+static void riftblk_srv_io_queue(struct riftblk_srv_io *ctx)
+{
+	struct riftblk_srv_worker *w = ctx->worker;
+
+	if (llist_add(&ctx->node, &w->ios))
+		queue_work_on(w->cpu, riftblk_srv_io_wq, &w->work);
+}
+
 static void riftblk_srv_io_end(struct bio *bio)
 {
 	struct riftblk_srv_io *ctx = bio->bi_private;
@@ -122,6 +142,17 @@ static void riftblk_srv_io_end(struct bio *bio)
 	int err = blk_status_to_errno(bio->bi_status);
 
 	bio_put(bio);
+	/*
+	 * Refused, not failed: the device would have had to wait (a tag, a
+	 * frozen queue).  Nothing was done; the worker submits it again
+	 * and may wait.  From any context: a refusal may come later than
+	 * the submission.
+	 */
+	if (ctx->nowait && err == -EAGAIN) {
+		ctx->nowait = false;
+		riftblk_srv_io_queue(ctx);
+		return;
+	}
 	/*
 	 * Completed while its worker submits, in the worker's own task: the
 	 * batch is the worker's alone then.  An interrupt taken by that task
@@ -219,6 +250,74 @@ static void riftblk_srv_io_submit(struct riftblk_srv_io *ctx)
 	submit_bio(bio);
 }
 
+/*
+ * Whether a REQ_NOWAIT bio to @bdev is submitted without sleeping: a
+ * blk-mq device whose driver does not sleep in its queue_rq (a
+ * BLK_MQ_F_BLOCKING one may, REQ_NOWAIT or not), which refuses what it
+ * would wait for.  A bio-based driver (dm, md) may sleep in its
+ * submit_bio whatever it announces; integrity data is allocated with
+ * GFP_NOIO.
+ */
+static bool riftblk_srv_nowait_ok(struct block_device *bdev)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+
+	return bdev_nowait(bdev) && queue_is_mq(q) &&
+	       !(q->tag_set->flags & BLK_MQ_F_BLOCKING) &&
+	       !bdev_get_integrity(bdev);
+}
+
+/*
+ * Submit @ctx here, in the transport's CQ work, if that cannot sleep: a
+ * read or write that one bio holds, with REQ_NOWAIT, on a device that
+ * honours it.  Returns false if it was not submitted (then the worker
+ * does it).
+ */
+static bool riftblk_srv_io_nowait(struct riftblk_srv_io *ctx)
+{
+	struct block_device *bdev = ctx->map->bdev.bdev;
+	u8 *p = ctx->data;
+	u32 left = ctx->io.len, n;
+	unsigned int nr;
+	struct bio *bio;
+	blk_opf_t opf;
+
+	if ((ctx->io.op != RIFTBLK_OP_READ && ctx->io.op != RIFTBLK_OP_WRITE) ||
+	    !riftblk_srv_nowait_ok(bdev))
+		return false;
+	/*
+	 * One bio the queue takes whole: one the block layer would have to
+	 * split is refused (BLK_STS_AGAIN) under REQ_NOWAIT.
+	 */
+	nr = DIV_ROUND_UP(offset_in_page(p) + left, PAGE_SIZE);
+	if (nr > BIO_MAX_VECS || nr > queue_max_segments(bdev_get_queue(bdev)) ||
+	    left > queue_max_sectors(bdev_get_queue(bdev)) << SECTOR_SHIFT)
+		return false;
+	opf = riftblk_srv_opf(&ctx->io) | REQ_NOWAIT;
+	/*
+	 * As an O_DIRECT write: writeback throttling (wbt) would make any
+	 * other write sleep, REQ_NOWAIT or not, and this task must not.
+	 */
+	if (ctx->io.op == RIFTBLK_OP_WRITE)
+		opf |= REQ_SYNC | REQ_IDLE;
+	bio = bio_alloc(bdev, nr, opf, GFP_NOWAIT);
+	if (!bio)
+		return false;
+	bio->bi_iter.bi_sector = ctx->io.sector;
+	while (left) {
+		n = min_t(u32, left, PAGE_SIZE - offset_in_page(p));
+		/* nr vectors hold it: a page per vector at most. */
+		__bio_add_page(bio, riftblk_srv_page(p), n, offset_in_page(p));
+		p += n;
+		left -= n;
+	}
+	bio->bi_private = ctx;
+	bio->bi_end_io = riftblk_srv_io_end;
+	ctx->nowait = true;
+	submit_bio(bio);
+	return true;
+}
+
 /* An IO its worker handed off: submitted on its own, answered directly. */
 static void riftblk_srv_io_one(struct work_struct *work)
 {
@@ -283,7 +382,7 @@ static void riftblk_srv_io_work(struct work_struct *work)
 }
 
 /**
- * riftblk_srv_io_start() - check an IO request and queue it
+ * riftblk_srv_io_start() - check an IO request and submit or queue it
  * @sess: session it came on
  * @op: the transport's request
  * @dir: its direction
@@ -293,10 +392,12 @@ static void riftblk_srv_io_work(struct work_struct *work)
  *	once into a local copy, which is what is checked and used
  * @usrlen: bytes of @usr
  *
- * Softirq context.
+ * The transport's CQ work, a task that must not sleep: an IO is submitted
+ * there only as REQ_NOWAIT.  From a context that cannot sleep at all it
+ * is queued to the worker.
  *
- * Return: 0 if queued (it will be answered), a negative errno to answer
- * it with otherwise.
+ * Return: 0 if submitted or queued (it will be answered, maybe already
+ * is), a negative errno to answer it with otherwise.
  */
 int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,
 			 enum rift_dir dir, void *data, size_t datalen,
@@ -339,11 +440,15 @@ int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,
 	ctx->op = op;
 	ctx->data = data;
 	ctx->io = io;
-	/* The worker is kicked by the IO that finds its list empty. */
+	ctx->nowait = false;
+	/* A refusal goes to the worker of the CPU it was submitted on. */
+	ctx->worker = per_cpu_ptr(riftblk_srv_workers, raw_smp_processor_id());
+	/* Where submit_bio() may be called; never on a kernel that cannot tell. */
+	if (preemptible() && riftblk_srv_io_nowait(ctx))
+		return 0;
 	cpu = get_cpu();
 	ctx->worker = per_cpu_ptr(riftblk_srv_workers, cpu);
-	if (llist_add(&ctx->node, &ctx->worker->ios))
-		queue_work_on(cpu, riftblk_srv_io_wq, &ctx->worker->work);
+	riftblk_srv_io_queue(ctx);
 	put_cpu();
 	return 0;
 }

@@ -535,7 +535,10 @@ out:
 	kfree(ctl);
 }
 
-/* Softirq: IO is checked and queued, the rest goes to the ordered queue. */
+/*
+ * The transport's CQ work, which must not sleep: IO is checked and
+ * submitted or queued, the rest goes to the ordered queue.
+ */
 static int riftblk_srv_rdma_ev(void *priv, struct rift_srv_op *op,
 			       enum rift_dir dir, void *data, size_t datalen,
 			       const void *usr, size_t usrlen)
@@ -550,9 +553,10 @@ static int riftblk_srv_rdma_ev(void *priv, struct rift_srv_op *op,
 	if (usrlen > RIFT_USR_LEN_MAX)
 		return -EBADMSG;
 	/*
-	 * Nothing writes a read's data (which overlaps its header) before
-	 * this returns, and the decoders copy what they read once: IO is
-	 * decoded in place, the other messages are copied for later.
+	 * A read's data overlaps its header, and a read may be done (its
+	 * data written) before this returns: the decoders copy what they
+	 * read once, before anything is submitted.  IO is decoded in place,
+	 * the other messages are copied for later.
 	 */
 	err = riftblk_hdr_decode(usr, usrlen, &hdr);
 	if (err)

@@ -10,15 +10,24 @@
 # writes a pattern that reads back identical through riftblk and on the
 # backing device itself; both paths carried IO; requests that fio
 # submits 16 at a time (one blk-mq dispatch) share ib_post_send() calls,
-# counted by the paths' stats/posts; the server, whose backing device
-# completes those requests while its worker submits them, posts their
-# answers together too (the server paths' stats/rsp_batched); a second device whose
-# driver completes requests in hard interrupt context (as virtio_blk and
-# NVMe do: null_blk's timer mode) carries verified fio too, its answers
-# sent from there; a third device with two tags makes the server's
-# worker sleep for one in the middle of a run, and the IOs queued behind
-# it go to work items of their own (counted by a kprobe) while verified
-# fio runs on it; unmapping leaves no device and no session behind.
+# counted by the paths' stats/posts; the server's worker, which submits
+# to this device (memory-backed null_blk may sleep), posts the answers
+# of the requests it completes while it submits together (the server
+# paths' stats/rsp_batched); on a device whose driver does not sleep
+# (null_blk without memory) the server submits the requests in the
+# transport's CQ work itself (REQ_NOWAIT), its worker (counted by a
+# kprobe) never woken; a
+# device with one tag held 200 us refuses many of the CQ work's bios,
+# which the worker submits again, every read done; a loop device, also
+# submitted to in the CQ work, carries verified fio; a second device
+# whose driver completes requests in hard interrupt context (as
+# virtio_blk and NVMe do: null_blk's timer mode) carries verified fio
+# too, its answers sent from there; a device with two tags whose driver
+# may sleep (memory-backed null_blk, so the worker submits to it) makes
+# the worker sleep for one in the middle of a run, and the IOs queued
+# behind it go to work items of their own (counted by a kprobe) while
+# verified fio runs on it; unmapping leaves no device and no session
+# behind.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 command -v fio >/dev/null || ktap_skip_all "fio not installed"
@@ -27,7 +36,7 @@ S=bio
 NB=riftnb0
 OUT=/tmp/riftblk_io
 ktap_header
-ktap_plan 25
+ktap_plan 38
 
 mkdir -p "$OUT"
 ktap_check "two rxe links" rift_rxe_pairs 2
@@ -92,7 +101,7 @@ posts_reqs()
 	echo "$posts $reqs $batched"
 }
 
-# fio_batch NAME BATCH: 4 KiB random reads at QD32, fio handing the
+# fio_batch NAME BATCH DEV: 4 KiB random reads at QD32, fio handing the
 # kernel BATCH requests per io_submit (one plug, so one blk-mq dispatch)
 # and reaping as many before it submits again; prints "POSTS REQUESTS
 # BATCHED" the run added.
@@ -100,7 +109,7 @@ fio_batch()
 {
 	local a b
 	read -r -a a <<<"$(posts_reqs)"
-	fio --name="$1" --filename="$dev" --direct=1 --ioengine=libaio \
+	fio --name="$1" --filename="$3" --direct=1 --ioengine=libaio \
 		--rw=randread --bs=4k --iodepth=32 --iodepth_batch_submit="$2" \
 		--iodepth_batch_complete_min="$2" --numjobs=1 --io_size=8M \
 		--size=64M --output="$OUT/$1.out" > /dev/null 2>&1 || return 1
@@ -108,8 +117,39 @@ fio_batch()
 	echo "$((b[0] - a[0])) $((b[1] - a[1])) $((b[2] - a[2]))"
 }
 
+# nullb_cfg NAME TAGS MEMORY IRQMODE NSEC: a null_blk of 64 MiB made
+# through configfs with TAGS tags, memory-backed or not (a memory-backed
+# one is a BLK_MQ_F_BLOCKING driver in Linux 6.1: it allocates pages in
+# queue_rq, so the server submits to it from its worker only), ending
+# requests inline (IRQMODE 0) or from a timer NSEC ns later (2); exported.
+nullb_cfg()
+{
+	local d=/sys/kernel/config/nullb/$1
+	mkdir "$d" || return 1
+	defer riftblk_nullb_del "$1"
+	echo 64 > "$d/size" && echo "$3" > "$d/memory_backed" &&
+		echo 1 > "$d/submit_queues" && echo "$2" > "$d/hw_queue_depth" &&
+		echo "$4" > "$d/irqmode" && echo "$5" > "$d/completion_nsec" &&
+		echo 1 > "$d/power" &&
+		rift_wait_until 5 test -b "/dev/$1" && riftblk_export "/dev/$1"
+}
+
+TR=/sys/kernel/tracing
+# worker_probe: count the runs of riftblk-server's per-CPU worker, which
+# takes only what cannot be submitted in the transport's CQ work.
+worker_probe()
+{
+	[ -e "$TR/kprobe_events" ] || mount -t tracefs nodev "$TR" 2>/dev/null
+	echo 'p:riftblk_worker riftblk_server:riftblk_srv_io_work' >> "$TR/kprobe_events" || return 1
+	defer eval "echo 0 > $TR/events/kprobes/riftblk_worker/enable; echo -:riftblk_worker >> $TR/kprobe_events"
+}
+ktap_check "a kprobe on the server's worker" worker_probe
+
+# The memory-backed null_blk is a driver that may sleep (Linux 6.1 makes
+# it BLK_MQ_F_BLOCKING), so the server's worker submits to it, under a
+# plug, and answers what completes meanwhile together.
 batch_ok=0
-if one=$(fio_batch qd32-b1 1) && many=$(fio_batch qd32-b16 16); then
+if one=$(fio_batch qd32-b1 1 "$dev") && many=$(fio_batch qd32-b16 16 "$dev"); then
 	batch_ok=1
 fi
 read -r one_p one_r one_b <<<"$one"
@@ -127,6 +167,29 @@ ktap_check "16 requests per io_submit: at most one ib_post_send per 2 requests" 
 # for the way requests spread over connections and CPUs.
 ktap_check "16 requests per io_submit: the server posts at least 1 answer in 2 behind another" \
 	test "${many_r:-0}" -gt 0 -a $((2 * ${many_b:-0})) -ge "${many_r:-0}"
+
+# A driver that cannot sleep (null_blk without memory: data not kept, so
+# not verified here; the loop device below is): the server submits in
+# the transport's CQ work, REQ_NOWAIT, and never wakes its worker.
+NBI=${NB}i
+ktap_check "null_blk without memory, 64 tags, ending requests as submitted" \
+	nullb_cfg "$NBI" 64 0 0 0
+devi=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NBI")
+ktap_check "map it on the same session: $devi" test -b "$devi"
+echo > "$TR/trace" && echo 1 > "$TR/events/kprobes/riftblk_worker/enable"
+inl=$(fio_batch qd32-inline 16 "$devi")
+echo 0 > "$TR/events/kprobes/riftblk_worker/enable"
+wruns=$(grep -c 'riftblk_worker:' "$TR/trace" 2>/dev/null)
+read -r _ inl_r _ <<<"$inl"
+# It never refuses a REQ_NOWAIT bio at QD32 (64 tags, each given back as
+# its request ends, inline), so the worker is not woken.  Through the
+# worker (the memory-backed device) it ran about once per 10 requests
+# (session 31: 350 and 445 runs for 4100); one in 50 leaves room for
+# the odd one.
+ktap_info "QD32 4k randread: the server's worker ran ${wruns:-?} times for ${inl_r:-?} requests"
+ktap_check "the server submitted the reads in its CQ work: worker runs under 1 in 50 requests" \
+	test "${inl_r:-0}" -gt 0 -a $((50 * ${wruns:-999999})) -lt "${inl_r:-0}"
+ktap_check "unmap it" riftblk_unmap "$devi"
 
 p0=$(rift_clt_stat $S "$RIFTBLK_P0" reqs_write)
 p1=$(rift_clt_stat $S "$RIFTBLK_P1" reqs_write)
@@ -161,23 +224,56 @@ ktap_check "fio randrw 4KiB..1MiB, iodepth 16, 2 jobs, crc32c verified, on it" \
 	eval "[ $rc = 0 ] && [ $prc = 0 ]"
 ktap_check "unmap it" riftblk_unmap "$devt"
 
-# A device with two tags: the server's worker takes a run of requests
-# and needs a third tag while two are held, so it sleeps in submit_bio.
+# A device with one tag whose driver does not sleep, each request held
+# 200 us (null_blk's timer): the CQ work's REQ_NOWAIT bios find the tag
+# taken and are refused, and the worker, woken for each, submits them
+# again and waits.  Nothing may be lost, failed or answered twice.
+NBR=${NB}r
+ktap_check "null_blk without memory, 1 tag, ending requests 200 us later" \
+	nullb_cfg "$NBR" 1 0 2 200000
+devr=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NBR")
+ktap_check "map it on the same session: $devr" test -b "$devr"
+echo > "$TR/trace" && echo 1 > "$TR/events/kprobes/riftblk_worker/enable"
+rc=0
+fio --name=refused --filename="$devr" --direct=1 --ioengine=libaio --rw=randread \
+	--bs=4k --iodepth=32 --numjobs=2 --io_size=4M --size=64M --group_reporting \
+	--output-format=json --output="$OUT/refused.json" > "$OUT/refused.out" 2>&1 || rc=$?
+echo 0 > "$TR/events/kprobes/riftblk_worker/enable"
+rruns=$(grep -c 'riftblk_worker:' "$TR/trace")
+rios=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(j["read"]["total_ios"], j["error"])' "$OUT/refused.json" 2>/dev/null)
+ktap_info "refused: fio rc $rc, reads and error: ${rios:-?}; worker runs (refused bios): $rruns"
+# 2 jobs x 4 MiB of 4 KiB reads: 2048 IOs, each done, none failed.
+ktap_check "fio 4k randread QD32, 2 jobs, on it: all 2048 reads done, none failed, some refused" \
+	eval "[ $rc = 0 ] && [ \"$rios\" = '2048 0' ] && [ \"\${rruns:-0}\" -gt 0 ]"
+ktap_check "unmap it" riftblk_unmap "$devr"
+
+# The CQ work's submission with data kept: a loop device (blk-mq, its
+# driver does not sleep in queue_rq) over a file, verified.
+LOOPF=$OUT/loop.img
+loop_export()
+{
+	modprobe loop 2>/dev/null
+	truncate -s 64M "$LOOPF" && loop=$(losetup -f --show "$LOOPF") &&
+		defer losetup -d "$loop" && riftblk_export "$loop"
+}
+ktap_check "a loop device over a file, 64 MiB" loop_export
+devl=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=$loop")
+ktap_check "map it on the same session: $devl" test -b "$devl"
+echo > "$TR/trace" && echo 1 > "$TR/events/kprobes/riftblk_worker/enable"
+fio_on loop "$devl" 4k/50:64k/30:128k/20 32
+echo 0 > "$TR/events/kprobes/riftblk_worker/enable"
+ktap_info "$(cat "$OUT/loop.res"); worker runs: $(grep -c 'riftblk_worker:' "$TR/trace")"
+ktap_check "fio randrw 4KiB..128KiB, iodepth 32, 2 jobs, crc32c verified, on it" \
+	eval "[ $rc = 0 ] && [ $prc = 0 ]"
+ktap_check "unmap it" riftblk_unmap "$devl"
+
+# A device with two tags whose driver may sleep, so that the server's
+# worker submits to it: the worker takes a run of requests and needs a
+# third tag while two are held, so it sleeps in submit_bio.
 # Before it does, it posts the answers it holds and hands the requests
 # still queued behind it to work items of their own (riftblk_srv_io_one),
 # so that a slow device holds up neither its answers nor other IO.
 NBS=${NB}s
-nullb_two_tags()
-{
-	local d=/sys/kernel/config/nullb/$NBS
-	mkdir "$d" || return 1
-	defer riftblk_nullb_del "$NBS"
-	echo 64 > "$d/size" && echo 1 > "$d/memory_backed" &&
-		echo 1 > "$d/submit_queues" && echo 2 > "$d/hw_queue_depth" &&
-		echo 0 > "$d/irqmode" && echo 1 > "$d/power" &&
-		rift_wait_until 5 test -b "/dev/$NBS" && riftblk_export "/dev/$NBS"
-}
-TR=/sys/kernel/tracing
 handoffs()
 {
 	grep -c 'riftblk_handoff:' "$TR/trace" 2>/dev/null
@@ -190,7 +286,7 @@ handoff_probe()
 	echo > "$TR/trace" && echo 1 > "$TR/events/kprobes/riftblk_handoff/enable"
 }
 ktap_check "null_blk with 2 tags, 64 MiB, and a kprobe on the worker's hand-off" \
-	eval "nullb_two_tags && handoff_probe"
+	eval "nullb_cfg $NBS 2 1 0 0 && handoff_probe"
 devs=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NBS")
 ktap_check "map it on the same session: $devs" test -b "$devs"
 fio_on twotags "$devs" 4k/50:64k/50 32

@@ -216,7 +216,8 @@ enum rift_srv_link_ev {
  *	with rift_srv_resp_batch() into a batch it flushes soon after.
  *	Returning a negative errno answers the request with it instead.
  *	A request is answered once, one way or the other: the op may carry
- *	the client's next request as soon as it is answered.
+ *	the client's next request as soon as it is answered.  Called in a
+ *	task (the connection's CQ work) that must not sleep.
  *	@data (and @usr, but for an always-invalidate read) point into the
  *	request's chunk, memory the client can write by RDMA for as long as
  *	the request is outstanding: copy what is validated before it is
