@@ -327,10 +327,9 @@ static void rift_srv_credit_work(struct work_struct *work)
  * @imm: the decoded immediate
  *
  * Receive completion, in the connection's CQ work.  The answer is sent
- * from a work item,
- * delayed to keep the per-path interval: at most one request is ever
- * unanswered, so at most one answer (four messages) is on its way to
- * the client's receives.
+ * from a work item, delayed to keep the per-path interval: at most one
+ * request is ever unanswered, so at most one answer (four messages) is on
+ * its way to the client's receives.
  *
  * Return: false after failing the path.
  */

@@ -407,7 +407,7 @@ int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,
 	struct riftblk_srv_io *ctx;
 	struct riftblk_io io;
 	bool has_data, rd_op, rd_req = dir == RIFT_READ;
-	int err, cpu;
+	int err;
 
 	err = riftblk_io_decode(usr, usrlen, &io);
 	if (err)
@@ -441,15 +441,15 @@ int riftblk_srv_io_start(struct riftblk_srv_sess *sess, struct rift_srv_op *op,
 	ctx->data = data;
 	ctx->io = io;
 	ctx->nowait = false;
-	/* A refusal goes to the worker of the CPU it was submitted on. */
+	/*
+	 * This CPU's worker, for this IO or for its refusal.  Any worker
+	 * may take any IO (its list is lock-free), so a migration in between
+	 * costs a cache line, nothing more.
+	 */
 	ctx->worker = per_cpu_ptr(riftblk_srv_workers, raw_smp_processor_id());
 	/* Where submit_bio() may be called; never on a kernel that cannot tell. */
-	if (preemptible() && riftblk_srv_io_nowait(ctx))
-		return 0;
-	cpu = get_cpu();
-	ctx->worker = per_cpu_ptr(riftblk_srv_workers, cpu);
-	riftblk_srv_io_queue(ctx);
-	put_cpu();
+	if (!preemptible() || !riftblk_srv_io_nowait(ctx))
+		riftblk_srv_io_queue(ctx);
 	return 0;
 }
 

@@ -143,6 +143,17 @@ worker_probe()
 	echo 'p:riftblk_worker riftblk_server:riftblk_srv_io_work' >> "$TR/kprobe_events" || return 1
 	defer eval "echo 0 > $TR/events/kprobes/riftblk_worker/enable; echo -:riftblk_worker >> $TR/kprobe_events"
 }
+# worker_count_start, worker_count_stop: the worker's runs in between
+# (printed by the stop).
+worker_count_start()
+{
+	echo > "$TR/trace" && echo 1 > "$TR/events/kprobes/riftblk_worker/enable"
+}
+worker_count_stop()
+{
+	echo 0 > "$TR/events/kprobes/riftblk_worker/enable"
+	grep -c 'riftblk_worker:' "$TR/trace"
+}
 ktap_check "a kprobe on the server's worker" worker_probe
 
 # The memory-backed null_blk is a driver that may sleep (Linux 6.1 makes
@@ -176,10 +187,9 @@ ktap_check "null_blk without memory, 64 tags, ending requests as submitted" \
 	nullb_cfg "$NBI" 64 0 0 0
 devi=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NBI")
 ktap_check "map it on the same session: $devi" test -b "$devi"
-echo > "$TR/trace" && echo 1 > "$TR/events/kprobes/riftblk_worker/enable"
+worker_count_start
 inl=$(fio_batch qd32-inline 16 "$devi")
-echo 0 > "$TR/events/kprobes/riftblk_worker/enable"
-wruns=$(grep -c 'riftblk_worker:' "$TR/trace" 2>/dev/null)
+wruns=$(worker_count_stop)
 read -r _ inl_r _ <<<"$inl"
 # It never refuses a REQ_NOWAIT bio at QD32 (64 tags, each given back as
 # its request ends, inline), so the worker is not woken.  Through the
@@ -233,13 +243,12 @@ ktap_check "null_blk without memory, 1 tag, ending requests 200 us later" \
 	nullb_cfg "$NBR" 1 0 2 200000
 devr=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=/dev/$NBR")
 ktap_check "map it on the same session: $devr" test -b "$devr"
-echo > "$TR/trace" && echo 1 > "$TR/events/kprobes/riftblk_worker/enable"
+worker_count_start
 rc=0
 fio --name=refused --filename="$devr" --direct=1 --ioengine=libaio --rw=randread \
 	--bs=4k --iodepth=32 --numjobs=2 --io_size=4M --size=64M --group_reporting \
 	--output-format=json --output="$OUT/refused.json" > "$OUT/refused.out" 2>&1 || rc=$?
-echo 0 > "$TR/events/kprobes/riftblk_worker/enable"
-rruns=$(grep -c 'riftblk_worker:' "$TR/trace")
+rruns=$(worker_count_stop)
 rios=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(j["read"]["total_ios"], j["error"])' "$OUT/refused.json" 2>/dev/null)
 ktap_info "refused: fio rc $rc, reads and error: ${rios:-?}; worker runs (refused bios): $rruns"
 # 2 jobs x 4 MiB of 4 KiB reads: 2048 IOs, each done, none failed.
@@ -259,10 +268,9 @@ loop_export()
 ktap_check "a loop device over a file, 64 MiB" loop_export
 devl=$(riftblk_map "sessname=$S path=198.18.0.2@198.18.0.1 path=198.18.1.2@198.18.1.1 device_path=$loop")
 ktap_check "map it on the same session: $devl" test -b "$devl"
-echo > "$TR/trace" && echo 1 > "$TR/events/kprobes/riftblk_worker/enable"
+worker_count_start
 fio_on loop "$devl" 4k/50:64k/30:128k/20 32
-echo 0 > "$TR/events/kprobes/riftblk_worker/enable"
-ktap_info "$(cat "$OUT/loop.res"); worker runs: $(grep -c 'riftblk_worker:' "$TR/trace")"
+ktap_info "$(cat "$OUT/loop.res"); worker runs: $(worker_count_stop)"
 ktap_check "fio randrw 4KiB..128KiB, iodepth 32, 2 jobs, crc32c verified, on it" \
 	eval "[ $rc = 0 ] && [ $prc = 0 ]"
 ktap_check "unmap it" riftblk_unmap "$devl"
