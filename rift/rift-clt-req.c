@@ -145,7 +145,7 @@ int rift_clt_reqs_init(struct rift_clt_sess *sess)
 		req->inv_cqe.done = rift_clt_inv_done;
 		atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
 		req->hdr = kzalloc(RIFT_CLT_HDR_BUF, GFP_KERNEL);
-		req->sges = kcalloc(RIFT_IO_MAX_SEGS, sizeof(*req->sges), GFP_KERNEL);
+		req->sges = kcalloc(RIFT_CLT_NR_SGES, sizeof(*req->sges), GFP_KERNEL);
 		req->wrs = kcalloc(RIFT_IO_MAX_SEGS, sizeof(*req->wrs), GFP_KERNEL);
 		if (!req->hdr || !req->sges || !req->wrs)
 			goto err_reqs;

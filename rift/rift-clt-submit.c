@@ -5,8 +5,10 @@
  * picks, on the connection of the permit's CPU or poll connection: its
  * data as RDMA WRITEs or a read's fast registration, then its header as
  * an RDMA WRITE WITH_IMM (with REMOTE_INV a write's header as an RDMA
- * WRITE and a SEND WITH_INV of its chunk's key).  Requests submitted with RIFT_REQ_MORE wait,
- * built, in their connection's batch and go with one ib_post_send().
+ * WRITE and a SEND WITH_INV of its chunk's key); a write's header rides
+ * in its payload's last WRITE where that has room.  Requests submitted
+ * with RIFT_REQ_MORE wait, built, in their connection's batch and go with
+ * one ib_post_send().
  * The failover work (rift-clt-failover.c) posts again through
  * rift_clt_req_post() what a failed path held or what found no path.
  */
@@ -36,8 +38,10 @@ static struct rift_clt_con *rift_clt_pick_con(struct rift_clt_path *path,
 /*
  * Build a request's WRs into its slot: data WRITEs or a read's REG_MR,
  * then the header's WRITE WITH_IMM (with REMOTE_INV a write's header
- * WRITE and a SEND WITH_INV), linked from req->first_wr.  Nothing
- * is posted here: rift_clt_con_queue() does, alone or with a batch.
+ * WRITE and a SEND WITH_INV), linked from req->first_wr.  A write's
+ * header may go in its payload's last WRITE instead, which then is the
+ * WRITE WITH_IMM.  Nothing is posted here: rift_clt_con_queue() does,
+ * alone or with a batch.
  */
 static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 {
@@ -49,7 +53,7 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 		.max_io_size = path->max_io_size,
 	};
 	const struct rift_rbuf *chunk = &path->chunks[req->chunk];
-	struct ib_rdma_wr *hdr_wr = &req->hdr_wr;
+	struct ib_rdma_wr *hdr_wr = &req->hdr_wr, *data_wr = NULL;
 	struct ib_reg_wr *reg_wr = &req->reg_wr;
 	struct ib_send_wr **link = &req->first_wr;
 	struct rift_rbuf seg;
@@ -58,7 +62,7 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 	u32 max_sge = con->c.max_send_sge;
 	u32 off, hdr_gap;
 	int n;
-	bool inline_hdr, remote_inv;
+	bool inline_hdr, remote_inv, fold;
 	int i;
 	int len, err;
 	__be32 imm_data;
@@ -98,7 +102,15 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 	if (len < 0)
 		return len;
 	req->hdr_len = hdr_gap + len;
-	inline_hdr = req->hdr_len <= con->c.max_inline;
+	/*
+	 * A write's header lands right behind its payload (usr_off ==
+	 * data_len): it goes as one more entry of the payload's last WRITE
+	 * where that has room, which then carries the immediate.  One
+	 * message instead of two, so one ACK fewer; the header is then read
+	 * by the device, not copied inline.
+	 */
+	fold = io->dir == RIFT_IO_WRITE && req->nents % max_sge;
+	inline_hdr = !fold && req->hdr_len <= con->c.max_inline;
 	if (!inline_hdr) {
 		req->hdr_dma = ib_dma_map_single(ib_dev, req->hdr, RIFT_CLT_HDR_BUF,
 						 DMA_TO_DEVICE);
@@ -117,6 +129,9 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 	} else {
 		/* Payload at the start of the chunk, max_sge entries per WR. */
 		struct ib_rdma_wr *wr = NULL;
+
+		/* Room for the header behind the payload's entries. */
+		BUILD_BUG_ON(RIFT_CLT_NR_SGES <= RIFT_IO_MAX_SEGS);
 
 		off = 0;
 		n = 0;
@@ -139,6 +154,7 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 			wr->wr.num_sge++;
 			off += sg_dma_len(s);
 		}
+		data_wr = wr;
 	}
 
 	imm.type = io->dir == RIFT_IO_READ ? RIFT_IMM_READ : RIFT_IMM_WRITE;
@@ -152,20 +168,27 @@ static int rift_clt_build_io(struct rift_clt_req *req, struct rift_io_req *io)
 	req->hdr_sge.addr = inline_hdr ? (uintptr_t)req->hdr : req->hdr_dma;
 	req->hdr_sge.length = req->hdr_len;
 	req->hdr_sge.lkey = con->c.pd->local_dma_lkey;
-	hdr_wr->wr.opcode = remote_inv ? IB_WR_RDMA_WRITE : IB_WR_RDMA_WRITE_WITH_IMM;
-	hdr_wr->wr.sg_list = &req->hdr_sge;
-	hdr_wr->wr.num_sge = 1;
-	if (!remote_inv)
-		hdr_wr->wr.ex.imm_data = imm_data;
-	hdr_wr->wr.wr_cqe = &rift_clt_io_cqe;
-	hdr_wr->remote_addr = chunk->addr + io->usr_off;
-	hdr_wr->rkey = chunk->rkey;
 	if (inline_hdr)
 		hdr_wr->wr.send_flags = IB_SEND_INLINE;
 	else
 		ib_dma_sync_single_for_device(ib_dev, req->hdr_dma, req->hdr_len,
 					      DMA_TO_DEVICE);
-	*link = &hdr_wr->wr;
+	if (fold) {
+		hdr_wr = data_wr;
+		req->sges[req->nents] = req->hdr_sge;
+		hdr_wr->wr.num_sge++;
+		req->nr_wr--;
+	} else {
+		hdr_wr->wr.sg_list = &req->hdr_sge;
+		hdr_wr->wr.num_sge = 1;
+		hdr_wr->wr.wr_cqe = &rift_clt_io_cqe;
+		hdr_wr->remote_addr = chunk->addr + io->usr_off;
+		hdr_wr->rkey = chunk->rkey;
+		*link = &hdr_wr->wr;
+	}
+	hdr_wr->wr.opcode = remote_inv ? IB_WR_RDMA_WRITE : IB_WR_RDMA_WRITE_WITH_IMM;
+	if (!remote_inv)
+		hdr_wr->wr.ex.imm_data = imm_data;
 	hdr_wr->wr.next = NULL;
 	req->last_wr = &hdr_wr->wr;
 	if (!remote_inv)

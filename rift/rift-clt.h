@@ -400,6 +400,9 @@ enum rift_clt_mp_policy {
 	RIFT_CLT_MP_NR,
 };
 
+/* A write's payload entries and its header's (rift_clt_req.sges). */
+#define RIFT_CLT_NR_SGES	(RIFT_IO_MAX_SEGS + 1)
+
 /* rift_clt_req.chunk of a request that holds no chunk. */
 #define RIFT_CLT_NO_CHUNK	U32_MAX
 
@@ -432,18 +435,21 @@ enum rift_clt_mp_policy {
  * @sg_cnt: entries in @sg
  * @nents: entries after DMA mapping
  * @data_len: payload bytes
- * @sges: scatter/gather entries of a write's payload
+ * @sges: scatter/gather entries of a write's payload, and the header's
+ *	after them when it rides in the payload's last WRITE
  * @wrs: RDMA WRITEs of a write's payload
  * @hdr_sge: the header's scatter/gather entry
  * @hdr_wr: the header's RDMA WRITE WITH_IMM, the request's last WR, or
- *	with REMOTE_INV a write's header RDMA WRITE, followed by @inv_wr
+ *	with REMOTE_INV a write's header RDMA WRITE, followed by @inv_wr;
+ *	unused when the header rides in the payload's last WRITE, which
+ *	takes its place
  * @inv_sge: @inv_msg's scatter/gather entry, sent inline
  * @inv_wr: with REMOTE_INV, a write's SEND WITH_INV of its chunk's key,
  *	the request's last WR
  * @inv_msg: its payload, the immediate @hdr_wr would have carried
  * @reg_wr: a read's fast registration of its destination
  * @first_wr: the request's first WR: its chain ends with @last_wr
- * @last_wr: @hdr_wr or @inv_wr
+ * @last_wr: the header's WRITE (@hdr_wr or the payload's last) or @inv_wr
  * @nr_wr: WRs in that chain
  * @batch_next: next request of its connection's batch while QUEUED
  * @hdr: ULP header and descriptor, written into the chunk's tail

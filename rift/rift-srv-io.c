@@ -4,7 +4,9 @@
  * a chunk (with REMOTE_INV a write's immediate comes in the payload of a
  * SEND WITH_INV that killed the chunk's key); they are validated, handed
  * to the ULP, and answered with an immediate-only SEND, preceded for
- * reads by RDMA WRITEs of the data into the client's segments (rdma_rw).
+ * reads by RDMA WRITEs of the data into the client's segments (rdma_rw);
+ * a read's answer rides on its last WRITE instead where it can
+ * (rift_srv_rsp_fold()).
  *
  * Everything here runs in CQ context, a task (the RDMA core's CQ work
  * reaps a server connection's CQ, see rift_srv_con_setup()), or, for
@@ -33,9 +35,10 @@ struct rift_srv_rd_seg {
 
 /**
  * struct rift_srv_rd - RDMA WRITEs of one read response, freed on completion
- * @cqe: completion of the response SEND, which retires the WRITEs too
+ * @cqe: completion of the answer's last WR (the response SEND, or the
+ *	last WRITE carrying the answer), which retires the WRITEs too
  * @err_cqe: completion of a failed WRITE (they are unsignalled, so only a
- *	failure reports); the SEND's flush then frees
+ *	failure reports); the last WR's flush then frees
  * @con: connection posted on
  * @nr: initialised entries of @seg
  * @credits: send WRs taken from @con->rd_credits
@@ -176,34 +179,43 @@ void rift_srv_con_free_parked(struct rift_srv_con *con)
 		rift_srv_rd_free(rd);
 }
 
+/*
+ * A client refuses a WRITE with a remote access error when the MR it
+ * named is gone: above all when it timed the read out and invalidated the
+ * MR before this late answer.  Counted, so the refusal can be seen.
+ */
+static void rift_srv_rd_count_refused(struct rift_srv_rd *rd, const struct ib_wc *wc)
+{
+	if (wc->status == IB_WC_REM_ACCESS_ERR) {
+		this_cpu_inc(rd->con->path->stats->writes_refused);
+		atomic64_inc(&rd->con->path->sess->writes_refused);
+	}
+}
+
 static void rift_srv_rd_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rift_srv_rd *rd = container_of(wc->wr_cqe, struct rift_srv_rd, cqe);
 	struct rift_srv_op *op = rd->op;
 
-	if (wc->status != IB_WC_SUCCESS)
+	if (wc->status != IB_WC_SUCCESS) {
+		/* The answer may ride on the last WRITE (rift_srv_rsp_fold()). */
+		rift_srv_rd_count_refused(rd, wc);
 		rift_srv_path_fail(rd->con->path, "read response failed: %s",
 				   ib_wc_status_msg(wc->status));
+	}
 	/* The mappings go first: only then may the pool free the chunk. */
 	rift_srv_rd_free(rd);
 	if (op)
 		rift_srv_op_tx_done(op);
 }
 
-/*
- * A client refuses a WRITE with a remote access error when the MR it
- * named is gone: above all when it timed the read out and invalidated the
- * MR before this late answer.  Counted, so the refusal can be seen.
- */
+/* An unsignalled WRITE of a read's data that failed. */
 static void rift_srv_rd_write_err(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rift_srv_rd *rd = container_of(wc->wr_cqe, struct rift_srv_rd,
 					      err_cqe);
 
-	if (wc->status == IB_WC_REM_ACCESS_ERR) {
-		this_cpu_inc(rd->con->path->stats->writes_refused);
-		atomic64_inc(&rd->con->path->sess->writes_refused);
-	}
+	rift_srv_rd_count_refused(rd, wc);
 	rift_srv_path_fail(rd->con->path, "read data refused by the client: %s",
 			   ib_wc_status_msg(wc->status));
 }
@@ -211,7 +223,8 @@ static void rift_srv_rd_write_err(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * Build the RDMA WRITEs of a read's data in front of @head: one rdma_rw
  * context per client segment, over the matching part of the chunk.  @rsp
- * is the response SEND that ends the chain from @head and retires it.
+ * is the response SEND that ends the chain from @head and retires it
+ * (rift_srv_rsp_fold() may hand that over to the last WRITE).
  * Returns the first WR, or NULL with *err set.
  */
 static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
@@ -278,13 +291,16 @@ static struct ib_send_wr *rift_srv_rd_prepare(struct rift_srv_op *op,
  * @path: its path, which the answer keeps (io_ref, kobject) until then
  * @err: the answer's errno, clamped
  * @chunk: @op's chunk, for after @op is released
- * @wr: the response SEND, last of the answer's chain
+ * @wr: the response SEND, last of the answer's chain unless the answer
+ *	rides on a read's last WRITE (then it is not posted)
  * @inv: LOCAL_INV of a read's chunk key (always-invalidate)
  * @reg: REG_MR of the chunk under a new key (always-invalidate)
  * @sge: the new key's message, sent inline
  * @post: first WR of the answer's chain: @inv, else @first
  * @first: first WR after @inv: a read's first RDMA WRITE, else @head
  * @head: @reg or @wr, where the read's WRITEs end
+ * @tail: last WR of the answer's chain: @wr, or the read's last WRITE
+ *	when the answer rides on it (rift_srv_rsp_fold())
  * @rd_lo: a read's rd (which holds its WRITEs' WRs), else NULL
  * @rd_hi: the end of that allocation: after a failed post, a WR is told
  *	to be the rd's by its address alone, as a posted answer's rd may be
@@ -305,6 +321,7 @@ struct rift_srv_rsp_wrs {
 	struct ib_send_wr	*post;
 	struct ib_send_wr	*first;
 	struct ib_send_wr	*head;
+	struct ib_send_wr	*tail;
 	const void		*rd_lo;
 	const void		*rd_hi;
 };
@@ -326,6 +343,37 @@ struct rift_srv_batch {
 	} held[RIFT_SRV_BATCH_MAX];
 	struct rift_srv_rsp_wrs	wrs[RIFT_SRV_BATCH_MAX];
 };
+
+/*
+ * A successful read whose answer carries no payload: the RSP immediate
+ * rides on the last RDMA WRITE of the data, as a WRITE WITH IMM, which
+ * the client must accept as an answer (the protocol's "Responses").  One
+ * message, so one packet and one ACK fewer per read than a WRITE followed
+ * by a SEND, and one WR fewer on the send queue.  The WRITE takes over
+ * the SEND's completion (the rd's, signalled): it is the answer's last
+ * WR.  Only a WRITE that lives in the rd itself (a single-WR rdma_rw
+ * context): after a failed post rift_srv_rsp_unpost() tells a WR's
+ * answer by its address, and a context that registers an MR (a device
+ * that needs one per WRITE, or rdma_rw's force_mr) keeps its WRs in an
+ * allocation of its own.  Such an answer keeps its SEND.
+ */
+static void rift_srv_rsp_fold(struct rift_srv_rsp_wrs *w)
+{
+	struct ib_send_wr *last = w->first;
+	const void *p;
+
+	while (last->next != &w->wr)
+		last = last->next;
+	p = last;
+	if (last->opcode != IB_WR_RDMA_WRITE || p < w->rd_lo || p >= w->rd_hi)
+		return;
+	last->opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	last->ex.imm_data = w->wr.ex.imm_data;
+	last->wr_cqe = w->wr.wr_cqe;
+	last->send_flags |= w->wr.send_flags;
+	last->next = NULL;
+	w->tail = last;
+}
 
 /*
  * Build the response (and a read's data) to @w->op in @w, ready to post
@@ -351,6 +399,7 @@ static void rift_srv_rsp_build(struct rift_srv_rsp_wrs *w)
 	w->chunk = op->chunk;
 	w->first = &w->wr;
 	w->head = &w->wr;
+	w->tail = &w->wr;
 	if (path->always_inv) {
 		struct ib_mr *mr = path->mrs[op->chunk];
 
@@ -448,6 +497,8 @@ static void rift_srv_rsp_build(struct rift_srv_rsp_wrs *w)
 		rift_imm_encode(&imm, &w->wr.ex.imm_data);
 	}
 	w->wr.opcode = IB_WR_SEND_WITH_IMM;
+	if (w->rd_lo && w->head == &w->wr && !w->wr.num_sge)
+		rift_srv_rsp_fold(w);
 	/* Hand what the CPU touched back to the device before the client may write. */
 	ib_dma_sync_single_for_device(path->ib_dev, rift_srv_chunk_dma(path, op->chunk),
 				      sync_len, DMA_BIDIRECTIONAL);
@@ -465,7 +516,7 @@ static bool rift_srv_rsp_owns(const struct rift_srv_rsp_wrs *w, const struct ib_
 /*
  * A post of @n answers failed at @bad_wr.  Drivers post a chain WR by WR
  * and stop at the one that fails: the answers before it are on the QP
- * whole, and their SENDs' completions (flushes, once the path fails)
+ * whole, and their last WRs' completions (flushes, once the path fails)
  * free their rds, maybe already (the post's tasklets run as bottom
  * halves come back on): nothing of theirs is read here, and the answer
  * @bad_wr belongs to is found by comparing addresses.  From @bad_wr on
@@ -474,7 +525,7 @@ static bool rift_srv_rsp_owns(const struct rift_srv_rsp_wrs *w, const struct ib_
  * some of them posted waits for the close work's drain on its
  * connection's list, and one with none posted is freed here.  A driver
  * that leaves @bad_wr unset, or names a WR of none of the answers, told
- * nothing: the last answer's SEND, the chain's last WR, is certainly not
+ * nothing: the last answer's last WR, the chain's last, is certainly not
  * posted, so its rd is parked; the others' fate is unknown, and an rd
  * that may be freed by its completion must not be parked too, so they
  * are left (a leak, warned about, never a double free).  Every answer's
@@ -546,7 +597,7 @@ static void rift_srv_send_rsp(struct rift_srv_con *con, struct rift_srv_rsp_wrs 
 	int ret;
 
 	for (i = 0; i + 1 < n; i++)
-		wrs[i].wr.next = wrs[i + 1].post;
+		wrs[i].tail->next = wrs[i + 1].post;
 	local_bh_disable();
 	for (i = 0; i < n; i++)
 		set_bit(RIFT_SRV_OP_POSTING, &wrs[i].op->flags);

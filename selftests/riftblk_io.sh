@@ -16,7 +16,9 @@
 # paths' stats/rsp_batched); on a device whose driver does not sleep
 # (null_blk without memory) the server submits the requests in the
 # transport's CQ work itself (REQ_NOWAIT), its worker (counted by a
-# kprobe) never woken; a
+# kprobe) never woken, and a 4 KiB read or write at QD1 costs the wire
+# the packets of its data plus 3 or 4 (rxe's sent_pkts: a read's answer
+# rides on its data, a write's header on its payload); a
 # device with one tag held 200 us refuses many of the CQ work's bios,
 # which the worker submits again, every read done; a loop device, also
 # submitted to in the CQ work, carries verified fio; a second device
@@ -36,7 +38,7 @@ S=bio
 NB=riftnb0
 OUT=/tmp/riftblk_io
 ktap_header
-ktap_plan 38
+ktap_plan 40
 
 mkdir -p "$OUT"
 ktap_check "two rxe links" rift_rxe_pairs 2
@@ -199,6 +201,46 @@ read -r _ inl_r _ <<<"$inl"
 ktap_info "QD32 4k randread: the server's worker ran ${wruns:-?} times for ${inl_r:-?} requests"
 ktap_check "the server submitted the reads in its CQ work: worker runs under 1 in 50 requests" \
 	test "${inl_r:-0}" -gt 0 -a $((50 * ${wruns:-999999})) -lt "${inl_r:-0}"
+
+# wire_pkts: the packets every rxe device of the VM sent, ACKs included.
+wire_pkts()
+{
+	local f n=0
+	for f in /sys/class/infiniband/rxe_*/ports/1/hw_counters/sent_pkts; do
+		n=$((n + $(cat "$f")))
+	done
+	echo $n
+}
+# pkts_per_io RW: 2000 4 KiB requests of RW at QD1 on $devi; prints the
+# packets both links carried per request, in tenths.
+pkts_per_io()
+{
+	local a b
+	a=$(wire_pkts)
+	fio --name="pk-$1" --filename="$devi" --direct=1 --ioengine=psync \
+		--rw="$1" --bs=4k --number_ios=2000 --size=64M \
+		--output="$OUT/pk-$1.out" > /dev/null 2>&1 || return 1
+	b=$(wire_pkts)
+	echo $(((b - a) * 10 / 2000))
+}
+# Packets per 4 KiB request, with P the packets of 4 KiB at the links'
+# MTU: a read is its request (WRITE WITH IMM of the header) and its ACK,
+# then the data, which carries the answer's immediate, and its ACK: P+3
+# (the answer as a SEND of its own made it P+5).  A write is one WRITE
+# WITH IMM of payload and header (P+1 packets, the header spilling into
+# one more) and its ACK, then the answer's SEND and its ACK: P+4 (the
+# header as a WRITE of its own made it P+5).  Half a packet of room for
+# heartbeats and the odd retransmission.
+mtu=$(ibv_devinfo -d rxe_riftb0 2>/dev/null | awk '/active_mtu/ { print $2 }')
+P=$(((4096 + ${mtu:-4096} - 1) / ${mtu:-4096}))
+rdp=$(pkts_per_io randread)
+wrp=$(pkts_per_io randwrite)
+ktap_info "4 KiB at QD1, MTU ${mtu:-?} ($P packets of data):" \
+	"wire packets per read ${rdp:-?}/10, per write ${wrp:-?}/10"
+ktap_check "a read's answer rides on its data: at most P+3 packets per 4 KiB read" \
+	test -n "$mtu" -a "${rdp:-999}" -le $(((P + 3) * 10 + 5))
+ktap_check "a write's header rides with its payload: at most P+4 packets per 4 KiB write" \
+	test -n "$mtu" -a "${wrp:-999}" -le $(((P + 4) * 10 + 5))
 ktap_check "unmap it" riftblk_unmap "$devi"
 
 p0=$(rift_clt_stat $S "$RIFTBLK_P0" reqs_write)
