@@ -30,8 +30,12 @@ testmeta_timeout()
 	t=$(testmeta_get "$1" timeout)
 	[ -n "$t" ] || t=$(sed -n 's/^timeout=//p' "$(dirname "$1")/settings")
 	# Slow kernels (the sanitizer one) stretch every timeout alike.  An
-	# expression may name a parameter of the run (soak.sh: its length).
-	echo $(( (${t:-120}) * ${RIFT_TIMEOUT_SCALE:-1} ))
+	# expression may name a parameter of the run (soak.sh: its length),
+	# which a run that does not set it leaves unset: it counts as 0 there
+	# (the expressions pick their default then), not as an error of a
+	# caller's set -u, which left the timeout empty and the test killed
+	# at once.
+	(set +u; echo $(( (${t:-120}) * ${RIFT_TIMEOUT_SCALE:-1} )))
 }
 
 testmeta_topology()
