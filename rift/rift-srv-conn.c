@@ -165,6 +165,7 @@ static void rift_srv_path_free_work(struct work_struct *work)
 	percpu_ref_exit(&path->io_ref);
 	free_percpu(path->stats);
 	kfree(path->cons);
+	kfree(path->rsp_batches);
 	kfree(path->sgs);
 	kfree(path->mrs);
 	kfree(path->rkey_msgs);
@@ -283,6 +284,7 @@ static struct rift_srv_path *rift_srv_path_create(struct rift_srv_sess *sess,
 		con->idx = i;
 		con->state = RIFT_SRV_CON_IDLE;
 		con->tx_cqe.done = rift_srv_tx_done;
+		INIT_WORK(&con->rsp_flush, rift_srv_con_rsp_flush);
 	}
 	list_add_tail(&path->entry, &sess->paths);
 	lockdep_assert_held(&sess->ctx->lock);

@@ -11,7 +11,8 @@
  * Everything here runs in CQ context, a task (the RDMA core's CQ work
  * reaps a server connection's CQ, see rift_srv_con_setup()), or, for
  * rift_srv_resp() and the batch calls, in whatever context the ULP
- * answers from.
+ * answers from.  An answer given in the CQ work itself is posted once
+ * that work is done, with the others of its run (rift_srv_resp_hold()).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -99,6 +100,8 @@ static void rift_srv_resp_work(struct work_struct *work)
 	rift_srv_resp(op, op->resp_err);
 }
 
+static int rift_srv_path_alloc_batches(struct rift_srv_path *path);
+
 /**
  * rift_srv_path_init_ops() - allocate the ops of a path instance
  * @path: path with its queue depth set
@@ -113,7 +116,7 @@ int rift_srv_path_init_ops(struct rift_srv_path *path, bool per_chunk_segs)
 	u32 i;
 
 	path->ops = kcalloc(path->queue_depth, sizeof(*path->ops), GFP_KERNEL);
-	if (!path->ops)
+	if (!path->ops || rift_srv_path_alloc_batches(path))
 		return -ENOMEM;
 	if (!per_chunk_segs) {
 		path->segs = kvcalloc(array_size(path->queue_depth, RIFT_IO_MAX_SEGS),
@@ -343,6 +346,20 @@ struct rift_srv_batch {
 	} held[RIFT_SRV_BATCH_MAX];
 	struct rift_srv_rsp_wrs	wrs[RIFT_SRV_BATCH_MAX];
 };
+
+/* After admission, as the ops: each connection's batch for its CQ runs. */
+static int rift_srv_path_alloc_batches(struct rift_srv_path *path)
+{
+	u32 i;
+
+	path->rsp_batches = kcalloc(path->con_cnt, sizeof(*path->rsp_batches),
+				    GFP_KERNEL);
+	if (!path->rsp_batches)
+		return -ENOMEM;
+	for (i = 0; i < path->con_cnt; i++)
+		path->cons[i].rsp_batch = &path->rsp_batches[i];
+	return 0;
+}
 
 /*
  * A successful read whose answer carries no payload: the RSP immediate
@@ -682,6 +699,41 @@ static bool rift_srv_resp_defer(struct rift_srv_op *op, int err)
 	return true;
 }
 
+/*
+ * An answer given in its connection's CQ work (the ULP answered from
+ * rdma_ev, e.g. riftblk submitting to a device that completes inline)
+ * waits for the end of that run: @rsp_flush, queued on this CPU's
+ * high-priority pool as the RDMA core's CQ work is, runs in the same
+ * worker once that work has reaped what the CQ holds, and posts every
+ * answer of the run with one doorbell.  Posted one by one, each answer's
+ * local_bh_enable() ran rxe's send tasklet, the link's receive and the
+ * client's completion inline before the next request was even reaped.
+ * The server cannot tell a lone request (QD1) from the first of a run,
+ * so it holds that one too: one work item more.  The op stays BUSY and
+ * holds the path's io_ref (its close waits) until posted.  Returns false
+ * if the answer is not the run's to hold.
+ */
+static bool rift_srv_resp_hold(struct rift_srv_op *op, int err)
+{
+	struct rift_srv_path *path = op->path;
+	struct rift_srv_con *con = op->con;
+
+	if (!in_task() || READ_ONCE(con->cq_owner) != current)
+		return false;
+	set_bit(RIFT_SRV_OP_HELD, &op->flags);
+	op->resp_err = rift_srv_resp_account(op, err);
+	if (!percpu_ref_tryget_live(&path->io_ref)) {
+		clear_bit(RIFT_SRV_OP_HELD, &op->flags);
+		clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+		rift_srv_resp_put(path, op->sess);
+		return true;
+	}
+	/* The first one queues the flush: it takes everything held. */
+	if (llist_add(&op->held_node, &con->rsp_held))
+		queue_work(rift_srv_resp_wq, &con->rsp_flush);
+	return true;
+}
+
 /**
  * rift_srv_resp() - answer a request
  * @op: the request, as passed to rdma_ev
@@ -704,7 +756,7 @@ void rift_srv_resp(struct rift_srv_op *op, int err)
 		return;
 	/* Answered: see rift_srv_op_deliver().  Only the op's owner writes. */
 	WRITE_ONCE(op->answers, op->answers + 1);
-	if (rift_srv_resp_defer(op, err))
+	if (rift_srv_resp_defer(op, err) || rift_srv_resp_hold(op, err))
 		return;
 	err = rift_srv_resp_account(op, err);
 	if (percpu_ref_tryget_live(&path->io_ref)) {
@@ -796,6 +848,36 @@ void rift_srv_batch_flush(struct rift_srv_batch *batch)
 	batch->nr = 0;
 }
 EXPORT_SYMBOL_GPL(rift_srv_batch_flush);
+
+/**
+ * rift_srv_con_rsp_flush() - post the answers a CQ run held
+ * @work: &rift_srv_con.rsp_flush
+ *
+ * Queued by the answer that found @rsp_held empty, so it always finds at
+ * least one: each holds the path (rift_srv_resp_hold()).  The last put
+ * of the batch may let the path, and this connection, go: the flush
+ * holds the path itself until it is done with both.
+ */
+void rift_srv_con_rsp_flush(struct work_struct *work)
+{
+	struct rift_srv_con *con = container_of(work, struct rift_srv_con, rsp_flush);
+	struct rift_srv_batch *batch = con->rsp_batch;
+	struct rift_srv_path *path = con->path;
+	struct llist_node *held = llist_del_all(&con->rsp_held);
+	struct rift_srv_op *op, *tmp;
+
+	kobject_get(&path->base.kobj);
+	/* Oldest first: the order the ULP answered in. */
+	llist_for_each_entry_safe(op, tmp, llist_reverse_order(held), held_node) {
+		if (batch->nr == RIFT_SRV_BATCH_MAX)
+			rift_srv_batch_flush(batch);
+		batch->held[batch->nr].op = op;
+		batch->held[batch->nr].err = op->resp_err;
+		batch->nr++;
+	}
+	rift_srv_batch_flush(batch);
+	kobject_put(&path->base.kobj);
+}
 
 /**
  * rift_srv_resp_batch() - answer a request, posting the answer later
@@ -1044,15 +1126,19 @@ bad:
 
 static void rift_srv_op_deliver(struct rift_srv_op *op)
 {
+	struct rift_srv_con *con = op->con;
 	struct rift_srv_sess *sess = op->sess;
 	u8 *chunk = op->path->chunks[op->chunk];
 	/* The op is ours until it is answered: nobody else moves this. */
 	unsigned int answers = READ_ONCE(op->answers);
 	int ret;
 
+	/* In the CQ work (both callers): see rift_srv_resp_hold(). */
+	WRITE_ONCE(con->cq_owner, current);
 	ret = sess->ctx->ops->rdma_ev(READ_ONCE(sess->priv), op, op->dir,
 				      chunk + op->data_off, op->data_len,
 				      op->usr, op->usr_len);
+	WRITE_ONCE(con->cq_owner, NULL);
 	/*
 	 * On 0 the op may already be answered and reused: leave it alone.
 	 * A negative return is the answer, unless the ULP answered already

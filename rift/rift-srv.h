@@ -205,7 +205,9 @@ struct rift_srv_ctx {
  *	always-invalidate REG_MR), which drops @tx_out
  * @resp_work: posts the answer of a ULP that answered from hard interrupt
  *	context (see rift_srv_resp())
- * @resp_err: the answer @resp_work posts
+ * @resp_err: the answer @resp_work, or the connection's flush, posts
+ * @held_node: on the connection's @rsp_held while its answer waits for
+ *	the end of the CQ run it was given in (rift_srv_resp_hold())
  * @answers: moved by every rift_srv_resp() on the op, wrapping;
  *	rift_srv_op_deliver() compares it around rdma_ev to tell whether
  *	the ULP answered before it returned an error
@@ -233,6 +235,7 @@ struct rift_srv_op {
 	struct ib_cqe		rsp_cqe;
 	struct work_struct	resp_work;
 	int			resp_err;
+	struct llist_node	held_node;
 	unsigned int		answers;
 };
 
@@ -308,6 +311,12 @@ struct rift_srv_sess {
  * @rd_parked: read responses whose chain was posted only in part: WRs
  *	already on the QP still use them, so they are freed only once the QP
  *	is drained, before it is destroyed (rift_srv_con_free_parked())
+ * @cq_owner: the task running the ULP's rdma_ev from this connection's
+ *	CQ work, else NULL: an answer it gives may wait for the run's end
+ * @rsp_held: answers given in the CQ work, newest first, for @rsp_flush
+ * @rsp_flush: posts @rsp_held once the CQ work is done
+ * @rsp_batch: @rsp_flush's batch (rift_srv_path_init_ops(), freed with
+ *	the path: the flush's last put may let the path go)
  */
 struct rift_srv_con {
 	struct rift_srv_cm_tag	tag;
@@ -319,6 +328,10 @@ struct rift_srv_con {
 	struct ib_cqe		tx_cqe;
 	atomic_t		rd_credits;
 	struct llist_head	rd_parked;
+	struct task_struct	*cq_owner;
+	struct llist_head	rsp_held;
+	struct work_struct	rsp_flush;
+	struct rift_srv_batch	*rsp_batch;
 };
 
 /**
@@ -403,6 +416,7 @@ struct rift_srv_stats {
  * @setup_timeout_ms: how long @setup_work gives the path to connect
  * @ops: one op per chunk
  * @segs: segment storage of all ops
+ * @rsp_batches: one batch per connection, see &rift_srv_con.rsp_batch
  * @pd: the path instance's own protection domain: its QPs and chunk MRs
  * @sgs: per-chunk scatterlists mapped for @ib_dev
  * @mrs: per-chunk MRs
@@ -492,6 +506,7 @@ struct rift_srv_path {
 	u32				nr_chunks;
 	struct rift_srv_op		*ops;
 	struct rift_rbuf		*segs;
+	struct rift_srv_batch		*rsp_batches;
 	struct rift_pd			pd;
 	struct scatterlist		*sgs;
 	struct ib_mr			**mrs;
@@ -697,6 +712,7 @@ void rift_srv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_srv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 void rift_srv_con_free_parked(struct rift_srv_con *con);
 int rift_srv_path_init_ops(struct rift_srv_path *path, bool per_chunk_segs);
+void rift_srv_con_rsp_flush(struct work_struct *work);
 
 /* rift-srv-info.c */
 int rift_srv_path_alloc_chunks(struct rift_srv_path *path);

@@ -16,7 +16,8 @@
 # paths' stats/rsp_batched); on a device whose driver does not sleep
 # (null_blk without memory) the server submits the requests in the
 # transport's CQ work itself (REQ_NOWAIT), its worker (counted by a
-# kprobe) never woken, and a 4 KiB read or write at QD1 costs the wire
+# kprobe) never woken, the answers given there wait for the end of the
+# CQ run and share its post, and a 4 KiB read or write at QD1 costs the wire
 # the packets of its data plus 3 or 4 (rxe's sent_pkts: a read's answer
 # rides on its data, a write's header on its payload); a
 # device with one tag held 200 us refuses many of the CQ work's bios,
@@ -38,7 +39,7 @@ S=bio
 NB=riftnb0
 OUT=/tmp/riftblk_io
 ktap_header
-ktap_plan 40
+ktap_plan 41
 
 mkdir -p "$OUT"
 ktap_check "two rxe links" rift_rxe_pairs 2
@@ -192,7 +193,7 @@ ktap_check "map it on the same session: $devi" test -b "$devi"
 worker_count_start
 inl=$(fio_batch qd32-inline 16 "$devi")
 wruns=$(worker_count_stop)
-read -r _ inl_r _ <<<"$inl"
+read -r _ inl_r inl_b <<<"$inl"
 # It never refuses a REQ_NOWAIT bio at QD32 (64 tags, each given back as
 # its request ends, inline), so the worker is not woken.  Through the
 # worker (the memory-backed device) it ran about once per 10 requests
@@ -201,6 +202,12 @@ read -r _ inl_r _ <<<"$inl"
 ktap_info "QD32 4k randread: the server's worker ran ${wruns:-?} times for ${inl_r:-?} requests"
 ktap_check "the server submitted the reads in its CQ work: worker runs under 1 in 50 requests" \
 	test "${inl_r:-0}" -gt 0 -a $((50 * ${wruns:-999999})) -lt "${inl_r:-0}"
+# Their answers, given in the CQ work while other requests are in
+# progress, wait for the end of the CQ run and share its post
+# (rift_srv_resp_hold()); posted one by one, none did.
+ktap_info "QD32 4k randread, CQ-work answers posted behind another: ${inl_b:-?} of ${inl_r:-?}"
+ktap_check "answers given in the CQ work: at least 1 in 2 posted behind another" \
+	test "${inl_r:-0}" -gt 0 -a $((2 * ${inl_b:-0})) -ge "${inl_r:-0}"
 
 # wire_pkts: the packets every rxe device of the VM sent, ACKs included.
 wire_pkts()
