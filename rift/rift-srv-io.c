@@ -700,6 +700,25 @@ static bool rift_srv_resp_defer(struct rift_srv_op *op, int err)
 }
 
 /*
+ * An answer that waits to be posted (a ULP's batch, a CQ run's): counted
+ * now, and the op keeps the path's io_ref until its post.  A path that
+ * is closing takes no more posts: the op is released instead.  Returns
+ * false then.  The caller has set HELD.
+ */
+static bool rift_srv_resp_keep(struct rift_srv_op *op, int *err)
+{
+	struct rift_srv_path *path = op->path;
+
+	*err = rift_srv_resp_account(op, *err);
+	if (percpu_ref_tryget_live(&path->io_ref))
+		return true;
+	clear_bit(RIFT_SRV_OP_HELD, &op->flags);
+	clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
+	rift_srv_resp_put(path, op->sess);
+	return false;
+}
+
+/*
  * An answer given in its connection's CQ work (the ULP answered from
  * rdma_ev, e.g. riftblk submitting to a device that completes inline)
  * waits for the end of that run: @rsp_flush, queued on this CPU's
@@ -715,19 +734,14 @@ static bool rift_srv_resp_defer(struct rift_srv_op *op, int err)
  */
 static bool rift_srv_resp_hold(struct rift_srv_op *op, int err)
 {
-	struct rift_srv_path *path = op->path;
 	struct rift_srv_con *con = op->con;
 
 	if (!in_task() || READ_ONCE(con->cq_owner) != current)
 		return false;
 	set_bit(RIFT_SRV_OP_HELD, &op->flags);
-	op->resp_err = rift_srv_resp_account(op, err);
-	if (!percpu_ref_tryget_live(&path->io_ref)) {
-		clear_bit(RIFT_SRV_OP_HELD, &op->flags);
-		clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
-		rift_srv_resp_put(path, op->sess);
+	if (!rift_srv_resp_keep(op, &err))
 		return true;
-	}
+	op->resp_err = err;
 	/* The first one queues the flush: it takes everything held. */
 	if (llist_add(&op->held_node, &con->rsp_held))
 		queue_work(rift_srv_resp_wq, &con->rsp_flush);
@@ -849,6 +863,17 @@ void rift_srv_batch_flush(struct rift_srv_batch *batch)
 }
 EXPORT_SYMBOL_GPL(rift_srv_batch_flush);
 
+/* Hold a kept answer in @batch; a full batch is posted first. */
+static void rift_srv_batch_add(struct rift_srv_batch *batch,
+			       struct rift_srv_op *op, int err)
+{
+	if (batch->nr == RIFT_SRV_BATCH_MAX)
+		rift_srv_batch_flush(batch);
+	batch->held[batch->nr].op = op;
+	batch->held[batch->nr].err = err;
+	batch->nr++;
+}
+
 /**
  * rift_srv_con_rsp_flush() - post the answers a CQ run held
  * @work: &rift_srv_con.rsp_flush
@@ -868,13 +893,8 @@ void rift_srv_con_rsp_flush(struct work_struct *work)
 
 	kobject_get(&path->base.kobj);
 	/* Oldest first: the order the ULP answered in. */
-	llist_for_each_entry_safe(op, tmp, llist_reverse_order(held), held_node) {
-		if (batch->nr == RIFT_SRV_BATCH_MAX)
-			rift_srv_batch_flush(batch);
-		batch->held[batch->nr].op = op;
-		batch->held[batch->nr].err = op->resp_err;
-		batch->nr++;
-	}
+	llist_for_each_entry_safe(op, tmp, llist_reverse_order(held), held_node)
+		rift_srv_batch_add(batch, op, op->resp_err);
 	rift_srv_batch_flush(batch);
 	kobject_put(&path->base.kobj);
 }
@@ -896,9 +916,6 @@ void rift_srv_con_rsp_flush(struct work_struct *work)
  */
 void rift_srv_resp_batch(struct rift_srv_batch *batch, struct rift_srv_op *op, int err)
 {
-	struct rift_srv_path *path = op->path;
-	struct rift_srv_sess *sess = op->sess;
-
 	if (WARN_ON_ONCE(!test_bit(RIFT_SRV_OP_BUSY, &op->flags)))
 		return;
 	if (in_hardirq() || irqs_disabled()) {
@@ -909,18 +926,8 @@ void rift_srv_resp_batch(struct rift_srv_batch *batch, struct rift_srv_op *op, i
 	if (WARN_ON_ONCE(test_and_set_bit(RIFT_SRV_OP_HELD, &op->flags)))
 		return;
 	WRITE_ONCE(op->answers, op->answers + 1);
-	err = rift_srv_resp_account(op, err);
-	if (!percpu_ref_tryget_live(&path->io_ref)) {
-		clear_bit(RIFT_SRV_OP_HELD, &op->flags);
-		clear_bit_unlock(RIFT_SRV_OP_BUSY, &op->flags);
-		rift_srv_resp_put(path, sess);
-		return;
-	}
-	if (batch->nr == RIFT_SRV_BATCH_MAX)
-		rift_srv_batch_flush(batch);
-	batch->held[batch->nr].op = op;
-	batch->held[batch->nr].err = err;
-	batch->nr++;
+	if (rift_srv_resp_keep(op, &err))
+		rift_srv_batch_add(batch, op, err);
 }
 EXPORT_SYMBOL_GPL(rift_srv_resp_batch);
 
