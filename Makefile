@@ -11,7 +11,10 @@
 #                      shorter (100 riftblk map/unmap cycles, 50 RDMA
 #                      device removals, 200 session cycles, 20000 stress
 #                      requests, a 150 s flood, 50 export cycles;
-#                      RIFT_LONG=1), T= for others
+#                      RIFT_LONG=1) and the second runs make check
+#                      leaves out (LONG_TEST_PROGS in selftests/Makefile:
+#                      failover and always_invalidate with credits off),
+#                      T= for others
 #   make check-debug   every VM selftest on the sanitizer kernel (KASAN,
 #                      KFENCE, UBSAN, lockdep, kmemleak; tools/debug-kernel.sh
 #                      builds it once, about an hour)
@@ -95,8 +98,10 @@ deps:
 check:
 	$(CURDIR)/tools/check.sh
 
-# Tests whose loops RIFT_LONG=1 lengthens; T= runs others the same way.
-LONG_TESTS ?= riftblk_cycles device_removal transport_cycles transport_stress flood riftblk_exports
+# Tests whose loops RIFT_LONG=1 lengthens, and the second runs make check
+# leaves out; T= runs others the same way.
+LONG_TESTS ?= riftblk_cycles device_removal transport_cycles transport_stress flood riftblk_exports \
+	      $(shell bash -c ". $(CURDIR)/tools/vm/testmeta.sh && testmeta_list $(CURDIR)/selftests/Makefile LONG_TEST_PROGS")
 check-long:
 	RIFT_LONG=1 $(CURDIR)/tools/vm/run-selftests.sh $(or $(T),$(LONG_TESTS))
 

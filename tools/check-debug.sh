@@ -30,6 +30,7 @@ if [ $# -gt 0 ]; then
 	tests=("$@")
 else
 	mapfile -t tests < <(testmeta_list selftests/Makefile TEST_PROGS
+			     testmeta_list selftests/Makefile LONG_TEST_PROGS
 			     testmeta_list selftests/Makefile DEBUG_TEST_PROGS)
 fi
 # run-selftests.sh runs the single-VM tests in one boot in this order,
