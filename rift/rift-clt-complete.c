@@ -19,12 +19,16 @@
 /*
  * A read's pages may be handed back only once the server can no longer
  * write them: invalidate the MR first, complete in rift_clt_inv_done().
+ * A request whose memory the device may still read (rift_clt_req_tx_wait())
+ * is handed back only once its last WR has completed: if that has not
+ * happened yet, it waits in SENDING for rift_clt_req_tx_done().
  *
  * Return: false if @req was not POSTED (a timeout or an earlier response
  * claimed it), so this response is not its answer; true otherwise.
  */
 static bool rift_clt_req_complete(struct rift_clt_req *req, int err)
 {
+	struct rift_clt_path *path = req->path;
 	struct ib_send_wr inv = {};
 
 	if (req->mr) {
@@ -42,13 +46,30 @@ static bool rift_clt_req_complete(struct rift_clt_req *req, int err)
 		rift_clt_path_fail(req->path, "cannot post local invalidate");
 		return true;
 	}
+	if (rift_clt_req_tx_wait(req)) {
+		/* Read only by whoever ends it from SENDING, which the claim publishes. */
+		req->result = err;
+		if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
+				   RIFT_CLT_REQ_SENDING) != RIFT_CLT_REQ_POSTED)
+			return false;
+		/*
+		 * The claim is a full barrier, as is rift_clt_req_tx_done()'s
+		 * store: one of the two sees the other's and ends the request.
+		 */
+		if (atomic_read(&req->tx_out)) {
+			this_cpu_inc(path->stats->sends_awaited);
+			return true;
+		}
+		if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_SENDING,
+				   RIFT_CLT_REQ_IDLE) == RIFT_CLT_REQ_SENDING)
+			rift_clt_req_end_answered(req);
+		return true;
+	}
 	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
 			   RIFT_CLT_REQ_IDLE) != RIFT_CLT_REQ_POSTED)
 		return false;
-	/* The server wrote the staging slot before it answered (RC order). */
-	if (req->bounced && !err)
-		rift_clt_bounce_copy(req);
-	rift_clt_req_end(req, err);
+	req->result = err;
+	rift_clt_req_end_answered(req);
 	return true;
 }
 
@@ -65,9 +86,10 @@ static void rift_clt_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * All request WRs but the local invalidate share this CQE: their success
- * needs no action (the server's response completes the request), their
- * failure fails the path.
+ * All request WRs but the local invalidate and a waited-for last WR
+ * (rift_clt_req_tx_wait()) share this CQE: their success needs no action
+ * (the server's response completes the request), their failure fails the
+ * path.
  */
 struct ib_cqe rift_clt_io_cqe = {
 	.done = rift_clt_tx_done,

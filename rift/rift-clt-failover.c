@@ -23,8 +23,9 @@
  * @con: connection whose QP is drained
  *
  * No completion for these requests can arrive any more, so nothing can
- * complete them twice.  A read whose response had arrived (its MR was
- * being invalidated) is done: it completes with the server's answer.
+ * complete them twice.  A request whose response had arrived (a read's MR
+ * was being invalidated, or its own last WR had not completed yet; the
+ * drain completed it) is done: it completes with the server's answer.
  * Every other request gives back its MR (the caller destroys the pool
  * next, so a late server write into its pages fails on the wire) and its
  * mappings, and is posted again on another path by the session's
@@ -62,9 +63,9 @@ void rift_clt_fail_inflight(struct rift_clt_con *con)
 			continue;
 		old = atomic_cmpxchg(&req->state, RIFT_CLT_REQ_POSTED,
 				     RIFT_CLT_REQ_IDLE);
-		if (old == RIFT_CLT_REQ_INVALIDATING &&
+		if ((old == RIFT_CLT_REQ_INVALIDATING || old == RIFT_CLT_REQ_SENDING) &&
 		    atomic_cmpxchg(&req->state, old, RIFT_CLT_REQ_IDLE) == old) {
-			rift_clt_req_end(req, req->result);
+			rift_clt_req_end_answered(req);
 			continue;
 		}
 		/* Timed out and the QP is flushed: safe to hand back. */

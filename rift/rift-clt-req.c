@@ -66,6 +66,8 @@ void rift_clt_req_release(struct rift_clt_req *req)
 			       &req->con->c.qp->rdma_mrs, req->mr);
 		req->mr = NULL;
 	}
+	/* The device may still read what is unmapped here: see rift_clt_req_tx_wait(). */
+	WARN_ON_ONCE(atomic_read(&req->tx_out));
 	rift_clt_req_unmap(req);
 	atomic_dec(&req->con->inflight);
 	atomic_dec(&req->path->base.inflight);
@@ -85,6 +87,48 @@ void rift_clt_req_end(struct rift_clt_req *req, int err)
 	if (err)
 		this_cpu_inc(path->stats->base.errors);
 	req->ops.done(req->ops.priv, err);
+}
+
+/**
+ * rift_clt_req_end_answered() - end a request the server answered
+ * @req: request claimed from SENDING or INVALIDATING, or from POSTED by
+ *	its answer; @req->result holds the answer's errno
+ *
+ * A bounced read's data is copied out of the staging slot first: the
+ * server wrote it before it answered (RC order), and the slot is the
+ * request's until it ends.
+ */
+void rift_clt_req_end_answered(struct rift_clt_req *req)
+{
+	if (req->bounced && !req->result)
+		rift_clt_bounce_copy(req);
+	rift_clt_req_end(req, req->result);
+}
+
+/*
+ * The request's last WR completed, so the device reads nothing of it any
+ * more (an RC QP completes its send queue in order): a request whose
+ * answer came first ends now.  A failure fails the path, as that of any
+ * request WR does; the WR is over all the same, and an answer that came
+ * stands.  This completion always comes before the request can move on
+ * otherwise: a timeout's fence and a teardown's drain complete behind it.
+ */
+static void rift_clt_req_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rift_clt_req *req = container_of(wc->wr_cqe, struct rift_clt_req,
+						tx_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		rift_clt_path_fail(rift_clt_wc_con(wc)->path, "%s",
+				   ib_wc_status_msg(wc->status));
+	/*
+	 * A full barrier, as is the answer's claim in rift_clt_req_complete():
+	 * of the two, one sees the other's store and ends the request.
+	 */
+	atomic_xchg(&req->tx_out, 0);
+	if (atomic_cmpxchg(&req->state, RIFT_CLT_REQ_SENDING,
+			   RIFT_CLT_REQ_IDLE) == RIFT_CLT_REQ_SENDING)
+		rift_clt_req_end_answered(req);
 }
 
 static void rift_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -143,6 +187,7 @@ int rift_clt_reqs_init(struct rift_clt_sess *sess)
 		req->sess = sess;
 		INIT_LIST_HEAD(&req->pending);
 		req->inv_cqe.done = rift_clt_inv_done;
+		req->tx_cqe.done = rift_clt_req_tx_done;
 		atomic_set(&req->state, RIFT_CLT_REQ_IDLE);
 		req->hdr = kzalloc(RIFT_CLT_HDR_BUF, GFP_KERNEL);
 		req->sges = kcalloc(RIFT_CLT_NR_SGES, sizeof(*req->sges), GFP_KERNEL);

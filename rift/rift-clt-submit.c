@@ -270,6 +270,12 @@ static int rift_clt_con_post_batch(struct rift_clt_con *con,
 		/* Every Nth WR signalled, counted in the order they are posted. */
 		if (rift_con_signal_n(&con->c, req->nr_wr))
 			req->last_wr->send_flags |= IB_SEND_SIGNALED;
+		/* Before the post: its completion may come before it returns. */
+		if (rift_clt_req_tx_wait(req)) {
+			req->last_wr->wr_cqe = &req->tx_cqe;
+			req->last_wr->send_flags |= IB_SEND_SIGNALED;
+			atomic_set(&req->tx_out, 1);
+		}
 		req->last_wr->next = req->batch_next ? req->batch_next->first_wr : NULL;
 		nr++;
 	}
@@ -289,6 +295,9 @@ static int rift_clt_con_post_batch(struct rift_clt_con *con,
 		req->batch_next = NULL;
 		if (req == owner)
 			unsent = true;
+		/* Its last WR, at or behind the bad one, never went out. */
+		if (unsent)
+			atomic_set(&req->tx_out, 0);
 		if (!unsent || (req == owner && bad != req->first_wr)) {
 			/* Pairs with the acquire of a response's cmpxchg. */
 			atomic_set_release(&req->state, RIFT_CLT_REQ_POSTED);

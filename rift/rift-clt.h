@@ -171,6 +171,8 @@ struct rift_clt_con {
  * @credit_reqs: CREDIT_REQs sent (memory credits)
  * @credits: CREDIT messages received
  * @credit_rels: CREDIT_RELs sent: chunks given back to a revoke
+ * @sends_awaited: responses that arrived before the request's own last WR
+ *	had completed; the request ended only once it had
  */
 struct rift_clt_stats {
 	struct rift_path_stats	base;
@@ -189,6 +191,7 @@ struct rift_clt_stats {
 	u64			credit_reqs;
 	u64			credits;
 	u64			credit_rels;
+	u64			sends_awaited;
 };
 
 /**
@@ -376,6 +379,10 @@ struct rift_clt_path {
  *	connection's batch (rift_clt_con.batch_first) until the batch is
  *	posted; nothing but the holder of the connection's batch_lock moves
  *	it on, and no response or timeout can claim it meanwhile
+ * @RIFT_CLT_REQ_SENDING: response arrived before the request's own last
+ *	WR completed (its ACK was lost or late): the device may still read
+ *	the request's mapped memory for a retransmission, so it ends, with
+ *	@result, only once that WR completes (rift_clt_req_tx_done())
  */
 enum rift_clt_req_state {
 	RIFT_CLT_REQ_IDLE,
@@ -384,6 +391,7 @@ enum rift_clt_req_state {
 	RIFT_CLT_REQ_PENDING,
 	RIFT_CLT_REQ_CANCELLING,
 	RIFT_CLT_REQ_QUEUED,
+	RIFT_CLT_REQ_SENDING,
 };
 
 /**
@@ -458,6 +466,10 @@ enum rift_clt_mp_policy {
  * @mr: fast-registration MR of a read's destination
  * @bounced: a read answered into its path's staging page for the permit
  * @inv_cqe: completion of the MR's local invalidation
+ * @tx_cqe: completion of @last_wr when the request waits for it
+ *	(rift_clt_req_tx_wait())
+ * @tx_out: 1 from the post of a request that waits for its last WR until
+ *	that WR's completion (or until it is known never to have been posted)
  * @result: errno the server answered with
  * @gen: generation of this request on its chunk (CANCEL_GEN), which its
  *	CANCEL names
@@ -503,6 +515,8 @@ struct rift_clt_req {
 	struct ib_mr			*mr;
 	bool				bounced;
 	struct ib_cqe			inv_cqe;
+	struct ib_cqe			tx_cqe;
+	atomic_t			tx_out;
 	int				result;
 	u16				gen;
 	atomic_t			state;
@@ -745,6 +759,22 @@ const char *rift_clt_credit_rx(struct rift_clt_path *path, const void *buf, u32 
 void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req);
 void rift_clt_req_release(struct rift_clt_req *req);
 void rift_clt_req_end(struct rift_clt_req *req, int err);
+void rift_clt_req_end_answered(struct rift_clt_req *req);
+
+/*
+ * Whether @req, posted, ends only once its own last WR has completed.
+ * The device reads its mapped payload and header while sending them, and
+ * again for a retransmission until the peer's ACK arrives; the server's
+ * answer can come before that ACK (the ACK lost or late).  Unmapped then,
+ * an IOMMU would fault the retransmission, and pages handed back to the
+ * ULP could be resent after reuse.  A read with an MR needs no wait: its
+ * local invalidation, posted behind it once answered, completes only
+ * after the request's WRs.  Inline data is copied at post time.
+ */
+static inline bool rift_clt_req_tx_wait(const struct rift_clt_req *req)
+{
+	return !req->mr && (req->nents || req->hdr_dma);
+}
 int rift_clt_reqs_init(struct rift_clt_sess *sess);
 void rift_clt_reqs_free(struct rift_clt_sess *sess);
 u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
