@@ -23,9 +23,11 @@
  * @con: connection whose QP is drained
  *
  * No completion for these requests can arrive any more, so nothing can
- * complete them twice.  A request whose response had arrived (a read's MR
- * was being invalidated, or its own last WR had not completed yet; the
- * drain completed it) is done: it completes with the server's answer.
+ * complete them twice.  A read whose response had arrived (its MR was
+ * being invalidated) is done: it completes with the server's answer.  So
+ * does one waiting for its own last WR (SENDING), which is only left
+ * here if the drain failed (ib_drain_qp() warned; the drain completes
+ * that WR otherwise): rift_clt_req_release() then warns too.
  * Every other request gives back its MR (the caller destroys the pool
  * next, so a late server write into its pages fails on the wire) and its
  * mappings, and is posted again on another path by the session's
@@ -76,6 +78,11 @@ void rift_clt_fail_inflight(struct rift_clt_con *con)
 		}
 		if (old != RIFT_CLT_REQ_POSTED)
 			continue;
+		/*
+		 * Drained: a last WR still counted as out was never posted (a
+		 * post that failed before it), so no completion will come.
+		 */
+		atomic_set(&req->tx_out, 0);
 		if (!rift_clt_sess_may_wait(sess)) {
 			rift_clt_req_end(req, -ECONNRESET);
 			continue;

@@ -45,10 +45,13 @@ ktap_check "map over one path: $dev" \
 	eval "test -b '$dev' && rift_wait_until 20 rift_both_connected $S $RIFTBLK_P0"
 # Memory credits: the path's chunks are granted (a REG_MR each on the
 # server) before the loss begins.
+aw=$(rift_clt_stat $S "$RIFTBLK_P0" sends_awaited)
 riftblk_fio_verify "$dev" warmup "$OUT" 5 --bsrange=4k-4k --iodepth=8 >/dev/null
 log0=$(dmesg | wc -l)
 rc0=$(rift_clt_stat $S "$RIFTBLK_P0" reconnects)
 a0=$(rift_clt_stat $S "$RIFTBLK_P0" sends_awaited)
+ktap_info "without loss: $(riftblk_fio_report "$OUT/warmup.json" 0)"
+ktap_info "answers before their send's completion without loss: $((a0 - aw))"
 w0=$(rift_clt_stat $S "$RIFTBLK_P0" reqs_write)
 
 modprobe sch_netem
