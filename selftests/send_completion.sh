@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rift-topology: single
-# rift-timeout: 420
+# rift-timeout: 600
 #
 # A request's memory stays mapped until its own last WR has completed.
 # The server's answer can arrive before the ACK of the request's WRITEs:
@@ -29,6 +29,7 @@ S=sendc
 NB=riftnb0
 OUT=$RIFT_OUT/send_completion
 RUNTIME=20
+ROUNDS=4
 LOSS=2%
 ktap_header
 ktap_plan 10
@@ -57,19 +58,29 @@ w0=$(rift_clt_stat $S "$RIFTBLK_P0" reqs_write)
 modprobe sch_netem
 tc qdisc add dev rifta0 root netem loss $LOSS
 defer tc qdisc del dev rifta0 root
-riftblk_fio_verify "$dev" lossy "$OUT" $RUNTIME --bsrange=4k-4k --iodepth=8
-rc=$?
+# About 1 write in 300 sees its answer first at this loss (a later ACK
+# covers a lost one): a slow guest (the sanitizer kernel) gets more
+# rounds to see one, up to ROUNDS; each round's fio is verified.
+frc=0
+for ((round = 1; round <= ROUNDS; round++)); do
+	riftblk_fio_verify "$dev" lossy$round "$OUT" $RUNTIME --bsrange=4k-4k --iodepth=8
+	rc=$?
+	res=$(riftblk_fio_report "$OUT/lossy$round.json" $rc) || frc=1
+	ktap_info "fio round $round with $LOSS of the server's packets dropped: $res"
+	if [ $frc != 0 ]; then
+		tail -n 5 "$OUT/lossy$round.out" | while read -r l; do ktap_info "fio: $l"; done
+		break
+	fi
+	[ "$(rift_clt_stat $S "$RIFTBLK_P0" sends_awaited)" -gt "$a0" ] && break
+done
 tc qdisc del dev rifta0 root
-res=$(riftblk_fio_report "$OUT/lossy.json" $rc)
-frc=$?
-ktap_info "fio with $LOSS of the server's packets dropped: $res"
-[ $frc = 0 ] || tail -n 5 "$OUT/lossy.out" | while read -r l; do ktap_info "fio: $l"; done
 a1=$(rift_clt_stat $S "$RIFTBLK_P0" sends_awaited)
 w1=$(rift_clt_stat $S "$RIFTBLK_P0" reqs_write)
 rc1=$(rift_clt_stat $S "$RIFTBLK_P0" reconnects)
 ktap_info "writes $((w1 - w0)); answers that came before their request's send had completed:" \
 	"$((a1 - a0)); path reconnects $((rc1 - rc0))"
-ktap_check "fio verify with $LOSS loss: zero errors" test $frc = 0
+ktap_check "fio verify with $LOSS loss: zero errors ($((round > ROUNDS ? ROUNDS : round)) rounds)" \
+	test $frc = 0
 ktap_check "answers came before their request's send had completed (sends_awaited $((a1 - a0)))" \
 	test $((a1 - a0)) -gt 0
 ktap_check "no request handed back with its last WR outstanding (rift_clt_req_release)" \
