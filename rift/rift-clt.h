@@ -760,6 +760,9 @@ void rift_clt_hold_put(struct rift_clt_sess *sess, struct rift_clt_req *req);
 void rift_clt_req_release(struct rift_clt_req *req);
 void rift_clt_req_end(struct rift_clt_req *req, int err);
 void rift_clt_req_end_answered(struct rift_clt_req *req);
+int rift_clt_reqs_init(struct rift_clt_sess *sess);
+void rift_clt_reqs_free(struct rift_clt_sess *sess);
+u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
 
 /*
  * Whether @req, posted, ends only once its own last WR has completed.
@@ -775,9 +778,6 @@ static inline bool rift_clt_req_tx_wait(const struct rift_clt_req *req)
 {
 	return !req->mr && (req->nents || req->hdr_dma);
 }
-int rift_clt_reqs_init(struct rift_clt_sess *sess);
-void rift_clt_reqs_free(struct rift_clt_sess *sess);
-u64 rift_clt_sess_pinned_bytes(struct rift_clt_sess *sess);
 
 /* rift-clt-complete.c */
 extern struct ib_cqe rift_clt_io_cqe;
