@@ -501,11 +501,16 @@ rift_map()
 
 AI_PARAM=/sys/module/rift_client/parameters/always_invalidate
 # rift-fai: the server imposes always-invalidate (the client does not ask).
+# rift-fai-ri: the same with the server's remote_invalidate on, so that
+# the client kills a write's key with a SEND WITH_INV rather than the
+# server with a LOCAL_INV of its own (an A/B of the two ways, not in the
+# default list).
 FAI_PARAM=/sys/module/rift_server/parameters/force_always_invalidate
+RINV_PARAM=/sys/module/rift_server/parameters/remote_invalidate
 rift_up()
 {
 	local peer rep=$2 of=$3 mode=$4 paths=(198.18.0.2@198.18.0.1) rc s
-	local dev=$NB extra='' sess=$1-r$2${4:+-$4}
+	local dev=$NB extra='' sess=$1-r$2${4:+-$4} ri
 	riftblk_modules "$1" >"$of.mod" 2>&1 || {
 		echo "riftblk modules do not load: $(tail -n 1 "$of.mod")"
 		return 1
@@ -525,18 +530,28 @@ rift_up()
 		}
 		echo 1 > "$AI_PARAM"
 	fi
-	if [ "$peer" = rift-fai ]; then
+	if [ "$peer" = rift-fai ] || [ "$peer" = rift-fai-ri ]; then
 		[ -w "$FAI_PARAM" ] || {
 			echo "this rift-server has no force_always_invalidate"
 			return 1
 		}
 		echo 1 > "$FAI_PARAM"
 	fi
+	if [ "$peer" = rift-fai-ri ]; then
+		[ -w "$RINV_PARAM" ] || {
+			echo "this rift-server has no remote_invalidate"
+			return 1
+		}
+		echo 1 > "$RINV_PARAM"
+	fi
 	[ -z "$mode" ] && mem_snap "$of.mem0"
 	rc=0
 	rift_map "$sess" "$of" "$dev" "$extra" "${paths[@]}" 2>"$of.err" || rc=1
 	[ "$peer" = rift-ai ] && echo 0 > "$AI_PARAM"
-	[ "$peer" = rift-fai ] && echo 0 > "$FAI_PARAM"
+	case $peer in
+	rift-fai | rift-fai-ri) echo 0 > "$FAI_PARAM" ;;
+	esac
+	[ "$peer" = rift-fai-ri ] && echo 0 > "$RINV_PARAM"
 	if [ $rc -ne 0 ]; then
 		echo "riftblk map failed: $(tail -n 1 "$of.err"; dmesg | grep -i rift | tail -n 1)"
 		return 1
@@ -549,10 +564,17 @@ rift_up()
 			return 1
 		}
 	fi
-	if [ "$peer" = rift-fai ]; then
+	if [ "$peer" = rift-fai ] || [ "$peer" = rift-fai-ri ]; then
 		s=$RIFT_CLT_SYSFS/$sess/paths/$RIFTBLK_P0/always_invalidate
 		[ "$(cat "$s")" = 1 ] || {
 			echo "path of $sess does not run the imposed always_invalidate"
+			return 1
+		}
+		s=${s%/*}/remote_invalidate
+		ri=0
+		[ "$peer" = rift-fai-ri ] && ri=1
+		[ "$(cat "$s")" = $ri ] || {
+			echo "path of $sess: remote_invalidate $(cat "$s"), not as $peer asks"
 			return 1
 		}
 	fi
