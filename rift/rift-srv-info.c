@@ -469,7 +469,8 @@ static int rift_srv_path_info_connect(struct rift_srv_path *path,
 	 * always-invalidate, whether the client asked for that or the server
 	 * imposes it (rift_proto_features_decide()): it takes a local
 	 * invalidate and its completion off every write, for one 8-byte
-	 * inline SEND more from the client.
+	 * inline SEND more from the client, which on Soft-RoCE costs more
+	 * than it saves; hence the parameter, off by default.
 	 */
 	ai_ok = path->cons[0].c.max_inline >= sizeof(struct rift_wire_rkey_msg);
 	if (rift_srv_param_always_invalidate() && ai_ok)

@@ -10,9 +10,10 @@
 # The refusal breaks that connection; the path reconnects and IO goes on.
 # Then the session option turned off takes effect at the next reconnect,
 # and a server that imposes it (force_always_invalidate) gets it anyway.
-# Rift clients kill a write's key themselves as it lands (REMOTE_INV, a
-# SEND WITH_INV): every write of such a path is counted in the server's
-# remote_invs.
+# With the server's remote_invalidate on (off by default), Rift clients
+# kill a write's key themselves as it lands (REMOTE_INV, a SEND
+# WITH_INV): every write of such a path is counted in the server's
+# remote_invs; off, the server invalidates every write's key itself.
 cd "$(dirname "$0")" && . ./lib.sh
 rift_require_root
 
@@ -43,12 +44,15 @@ all_connected()
 }
 
 ktap_check "two rxe links" rift_rxe_pairs 2
-ktap_check "modules load, client offers always-invalidate" \
+RI=/sys/module/rift_server/parameters/remote_invalidate
+ktap_check "modules load, client offers always-invalidate, server's remote invalidation off by default" \
 	eval "rift_insmod rift/rift-core && rift_insmod rift/rift-client always_invalidate=1 &&
 	      rift_srv_load && rift_insmod test/rift-test-srv store_mb=16 &&
-	      rift_insmod test/rift-test"
+	      rift_insmod test/rift-test && [ \$(cat $RI) = N ]"
 defer rift_unload_all
 defer rift_test_close $S
+# The first part runs with remote invalidation, the last part without.
+echo Y > $RI
 ktap_check "two-path session connected" \
 	eval "rift_test_open $S 198.18.0.2@198.18.0.1 198.18.1.2@198.18.1.1 &&
 	      rift_wait_until 10 all_connected && echo 300 > $CS/hb_interval_ms &&
@@ -145,11 +149,9 @@ ktap_check "imposed: verified IO, one rotation per request, every write remotely
 	      [ \$(srv_sum rkey_rotations) = \$((\$(srv_sum reqs_read) + \$(srv_sum reqs_write))) ] &&
 	      [ \$(srv_sum remote_invs) = \$(srv_sum reqs_write) ]"
 
-# The server's own invalidation of writes (what old clients get), which
-# Rift clients no longer need: rift-server remote_invalidate off.
-RI=/sys/module/rift_server/parameters/remote_invalidate
+# The server's own invalidation of writes (its default, and what old
+# clients get): rift-server remote_invalidate off.
 echo N > $RI
-defer eval "echo Y > $RI"
 ktap_check "server's remote_invalidate off: paths reconnect imposed, without it" \
 	eval "echo 1 > $CS/paths/$RIFT_P0/reconnect && echo 1 > $CS/paths/$RIFT_P1/reconnect &&
 	      rift_wait_until 30 all_connected &&
@@ -161,7 +163,6 @@ ktap_check "without it: verified IO, one rotation per request, writes invalidate
 	eval "rift_test_io $S random 0 500 8 66 && [ \$(rift_test_stat $S errors) = $e0 ] &&
 	      [ \$(srv_sum reqs_write) -gt 0 ] && [ \$(srv_sum remote_invs) = 0 ] &&
 	      [ \$(srv_sum rkey_rotations) = \$((\$(srv_sum reqs_read) + \$(srv_sum reqs_write))) ]"
-echo Y > $RI
 echo 0 > $FAI
 
 ktap_check "session closes" rift_test_close $S

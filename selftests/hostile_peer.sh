@@ -50,10 +50,13 @@ defer sh -c "echo $S > $RIFT_TEST_DBG/close"
 # The cases set these rift_server parameters for a path and put them
 # back; a peer killed in between (its own alarm, the timeout below) would
 # leave them for the rest of the boot, so they are put back here too.
-for prm in force_always_invalidate credit_floor credit_idle_ms; do
+for prm in force_always_invalidate credit_floor credit_idle_ms remote_invalidate; do
 	v=$(cat "/sys/module/rift_server/parameters/$prm")
 	defer sh -c "echo $v > /sys/module/rift_server/parameters/$prm"
 done
+# The rinv_* cases need a server that accepts remote invalidation (off by
+# default: Documentation/admin-guide.rst, always-invalidate).
+echo Y > /sys/module/rift_server/parameters/remote_invalidate
 
 out=$(mktemp)
 defer rm -f "$out"
