@@ -254,7 +254,8 @@ profile_stop()
 	local data=/tmp/${PERF_OUT##*/}.data
 	# Down to 0.02 %: the VM idles most of a QD1 job, and one module's
 	# symbols each take a fraction of a percent (a 0.5 % cut-off showed
-	# none of Rift's); the dso view shows each module's total.
+	# none of Rift's).  The guest's modules count as [kernel.kallsyms] in
+	# the dso view: a module's share is the sum of its symbols.
 	step 300 sh -c "perf report -i '$data' --stdio --no-children \
 		--sort sym --percent-limit 0.02 -g none > '$PERF_OUT.txt' 2>> '$PERF_OUT.log'"
 	step 300 sh -c "perf report -i '$data' --stdio --no-children \
